@@ -1,0 +1,3 @@
+from skilltui.cli import main
+
+raise SystemExit(main())
