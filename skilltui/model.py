@@ -1,0 +1,191 @@
+"""Plain data shared by the engine, the CLI and the TUI. No behaviour beyond JSON shaping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Statuses of a found skill file (spec/cli.md `list`).
+LISTED = "listed"
+SHADOWED = "shadowed"
+INVALID = "invalid"
+DISABLED = "disabled"
+CONDITIONAL = "conditional"
+HIDDEN = "hidden"
+FILTERED = "filtered"
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # error | warning | info
+    code: str  # stable kebab-case code from the specs
+    path: str | None
+    message: str
+    line: int | None = None
+    fix: str | None = None  # what the user can do about it, when there is something
+    runtime: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "severity": self.severity,
+            "code": self.code,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+        if self.fix:
+            out["fix"] = self.fix
+        if self.runtime:
+            out["runtime"] = self.runtime
+        return out
+
+
+@dataclass
+class Frontmatter:
+    """A SKILL.md (or command file) split into its frontmatter and body, as one runtime reads it."""
+
+    data: dict[str, Any]  # the parsed mapping; {} when absent, invalid, or not a mapping
+    body: str
+    present: bool = False  # a frontmatter block was found
+    status: str = "none"  # none | ok | retried | invalid | not-mapping
+    error: str | None = None  # parser message when status is invalid
+    error_line: int | None = None  # 1-based line in the file
+    body_line: int = 1  # 1-based line of the file where the body starts
+    early_close: bool = False  # the block was closed by a `---` inside a line
+    raw: str = ""  # the block's text as written
+
+
+@dataclass
+class Skill:
+    """One entry file found by a runtime, with its fate in that runtime's listing."""
+
+    name: str
+    source: str  # managed | user | project | add-dir | legacy-command | plugin | plugin-command | bundled | builtin | <provider>
+    path: str  # SKILL.md or command file
+    root: str  # the skills/commands root it was found under
+    label: str = ""
+    description: str | None = None  # after the runtime's fallbacks, before sanitising
+    when_to_use: str | None = None
+    plugin: str | None = None  # name@marketplace
+    status: str = LISTED
+    reason: str | None = None
+    shadowed_by: str | None = None
+    order: int | None = None
+    display_name: str | None = None
+    kind: str = "skill"  # skill | command
+    skill_dir: str | None = None  # the folder its relative links resolve in
+    frontmatter: Frontmatter | None = None
+    override: str | None = None  # skillOverrides value that applies, if any
+    scoped_suffix: str | None = None  # Claude add-dir scoped extra: text appended to the description
+    extra: dict[str, Any] = field(default_factory=dict)  # runtime-specific facts (paths patterns, policy, ...)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "name": self.name,
+            "label": self.label or self.name,
+            "description": self.description,
+            "when_to_use": self.when_to_use,
+            "source": self.source,
+            "root": self.root,
+            "path": self.path,
+            "plugin": self.plugin,
+            "status": self.status,
+            "reason": self.reason,
+            "shadowed_by": self.shadowed_by,
+            "order": self.order,
+        }
+        if self.display_name is not None:
+            out["display_name"] = self.display_name
+        if self.override is not None:
+            out["override"] = self.override
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+
+@dataclass
+class Plugin:
+    id: str  # name@marketplace
+    name: str
+    marketplace: str
+    version: str | None = None
+    scope: str | None = None  # install scope
+    install_path: str | None = None
+    root: str | None = None  # where its files are read from (install path, or the marketplace folder)
+    enabled: bool = False
+    decided_by: str = "default"  # managed | flag | local | project | user | add-dir | default
+    decided_in: str | None = None
+    marketplace_known: bool = False
+    loads: bool = False
+    skills: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    project_enabled: bool = False
+    manifest: dict[str, Any] = field(default_factory=dict)
+    kind: str = "marketplace"  # marketplace | skills-dir | builtin
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "marketplace": self.marketplace,
+            "version": self.version,
+            "scope": self.scope,
+            "install_path": self.install_path,
+            "enabled": self.enabled,
+            "decided_by": self.decided_by,
+            "decided_in": self.decided_in,
+            "marketplace_known": self.marketplace_known,
+            "loads": self.loads,
+            "skills": list(self.skills),
+            "commands": list(self.commands),
+            "notes": list(self.notes),
+            "errors": list(self.errors),
+        }
+
+
+@dataclass
+class Catalog:
+    """Everything one discovery run found: the single source every view reads."""
+
+    runtime: str
+    runtime_version: str
+    cwd: str
+    home: str
+    skills: list[Skill] = field(default_factory=list)
+    plugins: list[Plugin] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    settings: Any = None  # the runtime's resolved settings object
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def listed(self) -> list[Skill]:
+        return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order)
+
+    def to_json(self, include_all: bool = True) -> dict[str, Any]:
+        skills = self.skills if include_all else self.listed()
+        return {
+            "runtime": self.runtime,
+            "runtime_version": self.runtime_version,
+            "cwd": self.cwd,
+            "home": self.home,
+            "skills": [s.to_json() for s in skills],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+@dataclass
+class Options:
+    """Where and how to discover: the global options of spec/cli.md, resolved."""
+
+    cwd: str
+    home: str
+    runtime: str = "claude"
+    managed_dir: str = "/etc/claude-code"
+    add_dirs: list[str] = field(default_factory=list)
+    settings_flag: str | None = None  # --settings: JSON text (starts with "{") or a file path
+    env: dict[str, str] = field(default_factory=dict)  # the environment the runtime would see
+    omp_rules: str = "18"  # oh-my-pi rule set: "14" or "18"
+    native_dir: str = ".omp"  # oh-my-pi native folder name (".xcsh" for the fork)
