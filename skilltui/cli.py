@@ -1,0 +1,349 @@
+"""The command line (spec/cli.md): every view of the TUI as a plain command, JSON with --json, exit codes 0/1/2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from skilltui import __version__
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+RUNTIME_CHOICES = ("claude", "codex", "omp")
+
+
+class CliError(Exception):
+    """A clear one-line failure: printed on stderr, exit 1."""
+
+
+def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    d = {"default": argparse.SUPPRESS} if suppress else {}
+    parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
+    parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
+    parser.add_argument("--runtime", choices=RUNTIME_CHOICES + (("all",) if False else ()),
+                        help="whose discovery rules to apply (default claude)", **d)
+    parser.add_argument("--managed-dir", help="Claude Code managed (policy) directory", **d)
+    parser.add_argument("--add-dir", action="append", help="an additional directory, as Claude Code's --add-dir", **d)
+    parser.add_argument("--settings", help="flag settings: a JSON object or a file path, as Claude Code's --settings", **d)
+    parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
+    parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
+    parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="skilltui", description="Which skills your coding agent sees, from where, and why.")
+    parser.add_argument("--version", action="version", version=f"skilltui {__version__}")
+    _global_options(parser, suppress=False)
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, suppress=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("list", parents=[common], help="the skills the runtime offers, in listing order")
+    p.add_argument("--all", action="store_true", help="also every file found but not offered, with the reason")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", parents=[common], help="one skill: frontmatter, body, referenced files")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("resolve", parents=[common], help="resolve a skill://NAME[/RELPATH] URL")
+    p.add_argument("url")
+
+    p = sub.add_parser("plugins", parents=[common], help="installed plugins and who decides whether they load")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("plugin", parents=[common], help="enable or disable a Claude Code plugin")
+    p.add_argument("action", choices=("enable", "disable"))
+    p.add_argument("id")
+    p.add_argument("--scope", choices=("user", "project", "local"))
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("skill", parents=[common], help="set a per-skill override (skillOverrides)")
+    p.add_argument("action", choices=("set",))
+    p.add_argument("name")
+    p.add_argument("value", choices=("on", "name-only", "user-invocable-only", "off"))
+    p.add_argument("--scope", choices=("user", "project", "local"))
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
+    win = p.add_mutually_exclusive_group()
+    win.add_argument("--context-window", type=int, metavar="TOKENS")
+    win.add_argument("--model", metavar="ID")
+    p.add_argument("--chars-per-token", type=float, metavar="N")
+    p.add_argument("--fraction", type=float, metavar="F")
+    p.add_argument("--budget", type=int, metavar="CHARS")
+    p.add_argument("--usage", metavar="FILE", help="a global config holding skillUsage (default: the real one)")
+    p.add_argument("--now", metavar="ISO", help="the clock for usage decay (default: now)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--text", action="store_true")
+
+    p = sub.add_parser("doctor", parents=[common], help="every diagnostic, with the file and a fix")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="exit 1 when there is an error")
+    return parser
+
+
+def options_from(args: argparse.Namespace, runtime: str | None = None):
+    from skilltui.model import Options
+
+    env = dict(os.environ)
+    home = args.home or env.get("HOME") or os.path.expanduser("~")
+    cwd = args.cwd or os.getcwd()
+    managed = args.managed_dir
+    if getattr(args, "demo", False):
+        from skilltui.demo import demo_options
+
+        return demo_options(runtime or args.runtime or "claude", env)
+    for label, path in (("--cwd", cwd), ("--home", home)):
+        if not os.path.isdir(path):
+            raise CliError(f"{label} {path}: not a directory")
+    if managed is None:
+        managed = ("/Library/Application Support/ClaudeCode" if sys.platform == "darwin"
+                   else r"C:\Program Files\ClaudeCode" if os.name == "nt" else "/etc/claude-code")
+    return Options(cwd=os.path.abspath(cwd), home=os.path.abspath(home), runtime=runtime or args.runtime or "claude",
+                   managed_dir=managed, add_dirs=list(args.add_dir or []), settings_flag=args.settings, env=env,
+                   omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
+
+
+def _emit_json(data) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _find_skill(catalog, name: str):
+    matches = [s for s in catalog.skills if s.name == name and s.path]
+    if not matches:
+        raise CliError(f"no skill named {name!r} was found for {catalog.runtime}")
+    listed = [s for s in matches if s.status == "listed"]
+    return (listed or matches)[0]
+
+
+# ---------------------------------------------------------------- commands
+def cmd_list(args, opts) -> int:
+    from skilltui.runtimes import discover
+    from skilltui.text import safe
+
+    catalog = discover(opts)
+    if args.json:
+        _emit_json(catalog.to_json(include_all=args.all))
+        return EXIT_OK
+    skills = catalog.skills if args.all else catalog.listed()
+    print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
+    for s in skills:
+        pos = f"{s.order + 1:>3}" if s.order is not None else "  -"
+        line = f"{pos} {safe(s.label or s.name)}  [{s.source}] {s.status}"
+        if s.status != "listed" and s.reason:
+            line += f": {safe(s.reason)}"
+        elif s.description:
+            line += f"  {safe(s.description)[:100]}"
+        print(line)
+    return EXIT_OK
+
+
+def cmd_show(args, opts) -> int:
+    from skilltui import preview
+    from skilltui.runtimes import discover
+    from skilltui.text import safe
+
+    if opts.runtime == "all" or args.runtime_all:
+        return cmd_show_all(args, opts)
+    catalog = discover(opts)
+    skill = _find_skill(catalog, args.name)
+    data = preview.skill_details(catalog, skill)
+    if args.json:
+        _emit_json(data)
+        return EXIT_OK
+    print(f"{safe(skill.name)}  [{skill.source}] {skill.status}{': ' + safe(skill.reason) if skill.reason else ''}")
+    print(f"path: {safe(skill.path)}")
+    fm = data["frontmatter"]
+    if fm["error"]:
+        print(f"frontmatter: {fm['status']} (line {fm['error_line']}): {safe(fm['error'])}")
+    for key, value in fm["fields"].items():
+        print(f"  {safe(str(key))}: {safe(json.dumps(value, ensure_ascii=False, default=str))[:200]}")
+    print()
+    print(safe(data["body"], keep_newlines=True))
+    if data["references"]:
+        print("\nreferenced files:")
+        for ref in data["references"]:
+            mark = "ok" if ref["exists"] else (ref["problem"] or "missing")
+            print(f"  {safe(ref['link'])} -> {safe(ref['resolved'] or '-')} [{mark}]")
+    return EXIT_OK
+
+
+def cmd_show_all(args, opts) -> int:
+    from skilltui import preview
+    from skilltui.text import safe
+
+    rows = preview.every_runtime(opts, args.name)
+    if args.json:
+        _emit_json(rows)
+        return EXIT_OK
+    for row in rows:
+        print(f"{row['runtime']} {row['runtime_version']}:")
+        if not row["copies"]:
+            print("  (no copy found)")
+        for c in row["copies"]:
+            mark = "→" if c["status"] == "listed" else " "
+            print(f"  {mark} {c['status']:<11} [{c['source']}] {safe(c['path'])}" + (f" — {safe(c['reason'])}" if c["reason"] else ""))
+    return EXIT_OK
+
+
+def cmd_resolve(args, opts) -> int:
+    from skilltui import preview
+    from skilltui.refs import SkillUrlError
+    from skilltui.runtimes import discover
+
+    catalog = discover(opts)
+    try:
+        print(preview.resolve_url(catalog, args.url))
+    except SkillUrlError as exc:
+        raise CliError(str(exc).replace("\n", " — ")) from None
+    return EXIT_OK
+
+
+def cmd_plugins(args, opts) -> int:
+    from skilltui.runtimes import discover
+    from skilltui.text import safe
+
+    opts.runtime = "claude"
+    catalog = discover(opts)
+    rows = [p.to_json() for p in catalog.plugins]
+    if args.json:
+        _emit_json(rows)
+        return EXIT_OK
+    if not rows:
+        print("No plugins installed.")
+    for p in catalog.plugins:
+        state = "enabled" if p.enabled else "disabled"
+        load = "loads" if p.loads else "does not load"
+        where = p.decided_in or ("default" if p.decided_by == "default" else p.decided_by)
+        print(f"{safe(p.id)}  {state}, {load}  (decided by {p.decided_by}: {safe(where)})")
+        for note in p.notes + p.errors:
+            print(f"    {safe(note)}")
+    return EXIT_OK
+
+
+def _toggle(outcome, args) -> int:
+    from skilltui import toggle
+    from skilltui.text import safe
+
+    toggle.apply(outcome)
+    if args.json:
+        sys.stdout.write(json.dumps(outcome.to_json(), ensure_ascii=False) + "\n")
+    elif outcome.ok:
+        print(outcome.message)
+        if outcome.change:
+            print(f"{safe(outcome.change.path)}:")
+            if outcome.change.old_line is not None:
+                print(f"  - {safe(outcome.change.old_line)}")
+            print(f"  + {safe(outcome.change.new_line)}")
+    for w in outcome.warnings:
+        print(f"warning: {safe(w)}", file=sys.stderr)
+    if not outcome.ok:
+        print(safe(outcome.stderr_line()), file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def cmd_plugin(args, opts) -> int:
+    from skilltui import toggle
+    from skilltui.runtimes import discover
+
+    opts.runtime = "claude"
+    return _toggle(toggle.plan_plugin(discover(opts), args.id, args.action == "enable", args.scope), args)
+
+
+def cmd_skill(args, opts) -> int:
+    from skilltui import toggle
+    from skilltui.runtimes import discover
+
+    opts.runtime = "claude"
+    return _toggle(toggle.plan_override(discover(opts), args.name, args.value, args.scope), args)
+
+
+def cmd_budget(args, opts) -> int:
+    from skilltui import budget
+
+    try:
+        result = budget.run(opts, context_window=args.context_window, model=args.model, chars_per_token=args.chars_per_token,
+                            fraction=args.fraction, budget=args.budget, usage_path=args.usage, now=args.now)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        _emit_json(result.to_json())
+    elif args.text:
+        if result.text:
+            sys.stdout.write(result.text + "\n")
+    else:
+        sys.stdout.write(result.human() + "\n")
+    return EXIT_OK
+
+
+def cmd_doctor(args, opts) -> int:
+    from skilltui import doctor
+    from skilltui.text import safe
+
+    runtimes = RUNTIME_CHOICES if args.runtime_all else (opts.runtime,)
+    diags = doctor.run(opts, runtimes)
+    if args.json:
+        _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]})
+    else:
+        if not diags:
+            print("No problems found.")
+        for d in diags:
+            where = safe(d.path or "-") + (f":{d.line}" if d.line else "")
+            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.message)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else ""))
+    errors = sum(d.severity == "error" for d in diags)
+    return EXIT_FAIL if args.strict and errors else EXIT_OK
+
+
+COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins": cmd_plugins, "plugin": cmd_plugin,
+            "skill": cmd_skill, "budget": cmd_budget, "doctor": cmd_doctor}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `--runtime all` is accepted by `show` and `doctor` only; argparse sees a normal runtime.
+    runtime_all = False
+    for i, arg in enumerate(argv):
+        if arg == "--runtime" and i + 1 < len(argv) and argv[i + 1] == "all":
+            argv[i + 1], runtime_all = "claude", True
+        elif arg == "--runtime=all":
+            argv[i], runtime_all = "--runtime=claude", True
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
+        setattr(args, name, getattr(args, name, None))
+    args.demo = getattr(args, "demo", False)
+    args.runtime_all = runtime_all
+    if runtime_all and args.command not in ("show", "doctor"):
+        parser.error("--runtime all is accepted by show and doctor only")
+    try:
+        opts = options_from(args)
+        if args.command is None:
+            from skilltui.tui.app import run_app
+
+            return run_app(opts)
+        return COMMANDS[args.command](args, opts)
+    except CliError as exc:
+        from skilltui.text import safe
+
+        print(f"skilltui: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # no traceback ever reaches a user; say what failed in one line
+        from skilltui.text import safe
+
+        print(f"skilltui: internal error: {exc.__class__.__name__}: {safe(str(exc))[:300]}", file=sys.stderr)
+        if os.environ.get("SKILLTUI_DEBUG"):
+            raise
+        return EXIT_FAIL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,11 @@
+"""Extract the text of a PDF, page by page (demo script)."""
+
+import sys
+
+
+def main(path: str) -> None:
+    print(f"would extract {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

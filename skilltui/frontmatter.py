@@ -1,0 +1,246 @@
+"""Reading SKILL.md files: capped reads, a YAML 1.2 loader, and Claude Code's frontmatter rules.
+
+Other runtimes split and repair frontmatter differently; their modules build on `load_yaml12` and `line_fallback`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from skilltui.model import Frontmatter
+
+try:  # the C parser is ~10x faster on big trees; the resolvers below stay in Python either way
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+
+# Alias expansion beyond this many nodes is refused (a "billion laughs" block would otherwise explode on output).
+MAX_YAML_NODES = 20_000
+
+
+@dataclass
+class FileText:
+    text: str
+    size: int  # bytes on disk
+    truncated: bool  # the file was larger than the cap; text holds only the capped prefix
+    invalid_utf8: bool
+
+
+def read_text(path: str, cap: int) -> FileText:
+    """Read at most `cap` bytes as UTF-8 (invalid bytes become U+FFFD, as Bun decodes them). Raises OSError."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = fh.read(cap + 1)
+    truncated = len(data) > cap
+    data = data[:cap]
+    try:
+        text = data.decode("utf-8")
+        bad = False
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        bad = True
+    return FileText(text, max(size, len(data)), truncated, bad)
+
+
+# ---------------------------------------------------------------- YAML 1.2 (core schema) on top of PyYAML (YAML 1.1)
+class _Yaml12Loader(_BaseLoader):
+    """SafeLoader with YAML 1.2 core-schema resolvers: `yes`/`on` stay strings, no dates, no sexagesimal, no merge."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in [
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$",
+        list("-+0123456789."),
+    ),
+]:
+    _Yaml12Loader.add_implicit_resolver(_tag, re.compile(_regexp), _first)
+
+
+def _construct_int(loader, node):
+    value = loader.construct_scalar(node)
+    if value.startswith("0o"):
+        return int(value[2:], 8)
+    if value.startswith("0x"):
+        return int(value[2:], 16)
+    return int(value, 10)
+
+
+def _construct_float(loader, node):
+    value = loader.construct_scalar(node).lower()
+    if value.endswith(".inf"):
+        return -math.inf if value.startswith("-") else math.inf
+    if value == ".nan":
+        return math.nan
+    return float(value)
+
+
+def _construct_bool(loader, node):
+    return loader.construct_scalar(node).lower() == "true"
+
+
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+
+
+class YamlError(Exception):
+    def __init__(self, message: str, line: int | None):
+        super().__init__(message)
+        self.line = line  # 0-based line within the parsed text, when known
+
+
+def _expanded_size(node, memo: dict[int, int], depth: int = 0) -> int:
+    """Node count with aliases expanded (memoised, so the count itself stays cheap)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    if depth > 200:
+        raise YamlError("YAML nesting is deeper than 200 levels", node.start_mark.line)
+    memo[key] = MAX_YAML_NODES + 1  # a node reaching itself counts as too large
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            total += _expanded_size(child, memo, depth + 1)
+            if total > MAX_YAML_NODES:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            total += _expanded_size(k, memo, depth + 1) + _expanded_size(v, memo, depth + 1)
+            if total > MAX_YAML_NODES:
+                break
+    memo[key] = total
+    return total
+
+
+def load_yaml12(text: str) -> Any:
+    """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure."""
+    loader = _Yaml12Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(part) for part in (exc.context, exc.problem) if part) or "invalid YAML"
+        raise YamlError(message, mark.line if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML", None) from None
+    except (RecursionError, ValueError, OverflowError) as exc:
+        raise YamlError(f"invalid YAML: {exc.__class__.__name__}", None) from None
+    finally:
+        loader.dispose()
+
+
+_LINE_KV = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s?(.*)$")
+
+
+def line_fallback(block: str) -> dict[str, str]:
+    """The forgiving reader: top-level `key: value` lines taken literally (used by Codex and omp fallbacks)."""
+    out: dict[str, str] = {}
+    for line in block.splitlines():
+        m = _LINE_KV.match(line)
+        if m:
+            value = m.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            out[m.group(1)] = value
+    return out
+
+
+# ---------------------------------------------------------------- Claude Code 2.1.332 (spec/claude-code.md §5.1)
+_CLAUDE_OPEN = re.compile(r"\s*\n")  # after the opening `---`
+_CLAUDE_CLOSE_WS = re.compile(r"\s*")
+_RETRY_LINE = re.compile(r"^([A-Za-z_-]+):[ \t]+(.+)$")
+_RETRY_CHARS = set("{}[]*&#!|>%@`")
+
+
+def _is_flow_list(value: str) -> bool:
+    if not (value.startswith("[") and value.endswith("]")):
+        return False
+    try:
+        return isinstance(load_yaml12(value), list)
+    except YamlError:
+        return False
+
+
+def _claude_retry_block(block: str) -> str:
+    """The one rewrite Claude Code tries after a YAML failure: quote risky `key: value` lines, tabs to spaces."""
+    out = []
+    for line in block.split("\n"):
+        stripped = line.lstrip("\t")
+        line = "  " * (len(line) - len(stripped)) + stripped
+        m = _RETRY_LINE.match(line)
+        if m:
+            key, value = m.group(1), m.group(2)
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+            risky = any(ch in _RETRY_CHARS for ch in value) or ": " in value
+            if not quoted and risky and not _is_flow_list(value):
+                value = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{value}"'
+        out.append(line)
+    return "\n".join(out)
+
+
+def parse_claude(text: str) -> Frontmatter:
+    """Split and parse a SKILL.md or command file as Claude Code 2.1.332 does."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    opened = _CLAUDE_OPEN.match(text, 3) if text.startswith("---") else None
+    close = text.find("---", opened.end()) if opened else -1
+    if close < 0:
+        return Frontmatter(data={}, body=text)
+    block = text[opened.end() : close]
+    body_start = _CLAUDE_CLOSE_WS.match(text, close + 3).end()
+    fm = Frontmatter(
+        data={},
+        body=text[body_start:],
+        present=True,
+        body_line=text.count("\n", 0, body_start) + 1,
+        early_close=close > 0 and text[close - 1] != "\n",
+        raw=block,
+    )
+    block_line = text.count("\n", 0, opened.end())  # 0-based file line where the block starts
+    if "\r" in block:
+        # Observed: Bun's YAML parser rejects CRLF blocks and the retry does not repair them.
+        fm.status, fm.error, fm.error_line = "invalid", "CRLF line endings in the frontmatter block", block_line + 1
+        return fm
+    try:
+        data = load_yaml12(block)
+        fm.status = "ok"
+    except YamlError as first:
+        try:
+            data = load_yaml12(_claude_retry_block(block))
+            fm.status = "retried"
+            fm.error = str(first)
+            fm.error_line = block_line + first.line + 1 if first.line is not None else None
+        except YamlError as exc:
+            fm.status, fm.error = "invalid", str(exc)
+            fm.error_line = block_line + exc.line + 1 if exc.line is not None else block_line + 1
+            return fm
+    if isinstance(data, dict):
+        fm.data = data
+    elif data is not None:
+        fm.status = "not-mapping"
+    return fm
+
+
+def key_line(fm: Frontmatter, key: str) -> int | None:
+    """1-based file line of a top-level key in the block, for diagnostics."""
+    for i, line in enumerate(fm.raw.split("\n")):
+        if line.startswith(key + ":"):
+            return i + 2  # the opening `---` is line 1
+    return None

@@ -1,0 +1,489 @@
+"""Claude Code 2.1.332: where skills come from, which copy wins, what reaches the listing (spec/claude-code.md)."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass, field
+
+from skilltui import plugins as plugin_mod
+from skilltui.frontmatter import parse_claude, read_text
+from skilltui.model import (
+    CONDITIONAL, DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Catalog, Diagnostic, Options, Skill,
+)
+from skilltui.settings import Paths, Settings, load_settings, paths_for
+from skilltui.shipped import SHIPPED
+from skilltui.text import collation_key, utf16_len
+
+NAME = "claude"
+VERSION = "2.1.332"
+MAX_SKILL_BYTES = 1_000_000  # §3 step 4: larger SKILL.md files are skipped
+MAX_ENTRIES_PER_DIR = 20_000  # bound on hostile folders
+OVERRIDE_RANK = {"off": 3, "user-invocable-only": 2, "name-only": 1, "on": 0}
+RESERVED_DIR = "synced"
+
+
+# ---------------------------------------------------------------- names and labels (§4)
+def _bad_char(ch: str) -> bool:
+    cp = ord(ch)
+    if cp <= 0x1F or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029) or ch in "<>":
+        return True
+    return unicodedata.category(ch) == "Cf" or cp in (0x115F, 0x1160, 0x3164, 0xFFA0, 0x034F) or 0xFE00 <= cp <= 0xFE0F
+
+
+def name_problem(name: str) -> str | None:
+    """Why a name is not offered (§4.2), or None."""
+    if not name:
+        return "the name is empty"
+    if utf16_len(name) > 256:
+        return "the name is longer than 256 UTF-16 units"
+    bad = next((ch for ch in name if _bad_char(ch)), None)
+    if bad is not None:
+        return f"the name contains U+{ord(bad):04X}, which names may not hold"
+    if "  " in name:
+        return "the name contains two consecutive spaces"
+    if " :" in name or ": " in name:
+        return "the name has a space next to ':'"
+    if name.startswith(":") or name.endswith(":"):
+        return "the name starts or ends with ':'"
+    return None
+
+
+def _display_ok(display: str) -> bool:
+    if utf16_len(display) > 256:
+        return False
+    return all(ch in "_:.-" or unicodedata.category(ch)[0] in "LMN" for ch in display)
+
+
+def label_for(skill: Skill, names: set[str]) -> str:
+    d = skill.display_name
+    if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names:
+        return f"{skill.name} ({d})"
+    return skill.name
+
+
+# ---------------------------------------------------------------- frontmatter fields (§5.2, §5.3)
+def js_string(value) -> str | None:
+    """JavaScript String(value) for the YAML types we meet; None for null."""
+    if value is None:
+        return None
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else (js_string(v) or "") for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def js_bool(value, default: bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+    return default
+
+
+def first_body_line(body: str) -> str | None:
+    for line in body.split("\n"):
+        line = line.strip()
+        if line:
+            if line.startswith("#"):
+                stripped = line.lstrip("#")
+                line = stripped[1:] if stripped.startswith(" ") else stripped
+            if utf16_len(line) > 100:
+                line = _utf16_prefix(line, 97) + "..."
+            return line
+    return None
+
+
+def _utf16_prefix(s: str, units: int) -> str:
+    out, n = [], 0
+    for ch in s:
+        n += 2 if ord(ch) > 0xFFFF else 1
+        if n > units:
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def expand_braces(pattern: str) -> list[str]:
+    start = pattern.find("{")
+    end = pattern.find("}", start + 1)
+    if start < 0 or end < 0:
+        return [pattern]
+    head, body, tail = pattern[:start], pattern[start + 1 : end], pattern[end + 1 :]
+    out: list[str] = []
+    for alt in body.split(","):
+        out.extend(expand_braces(head + alt + tail))
+    return out[:1000]
+
+
+def split_paths(value) -> list[str]:
+    """§5.5: commas outside braces split, lists flatten, braces expand, a trailing `/**` goes."""
+    raw: list[str] = []
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        depth, cur = 0, ""
+        for ch in item:
+            depth += ch == "{"
+            depth -= ch == "}" and depth > 0
+            if ch == "," and depth == 0:
+                raw.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        raw.append(cur)
+    out = []
+    for p in raw:
+        p = p.strip()
+        if not p:
+            continue
+        for q in expand_braces(p):
+            out.append(q[:-3] if q.endswith("/**") and len(q) > 3 else q)
+    return out
+
+
+# ---------------------------------------------------------------- discovery
+@dataclass
+class _Scan:
+    opts: Options
+    paths: Paths
+    settings: Settings
+    diags: list[Diagnostic] = field(default_factory=list)
+    seen_files: dict[str, Skill] = field(default_factory=dict)  # realpath of SKILL.md -> first entry
+
+    def diag(self, severity, code, path, message, line=None, fix=None):
+        self.diags.append(Diagnostic(severity, code, path, message, line, fix, runtime=NAME))
+
+
+def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
+    """Read and parse one file into the entry's fields; problems become diagnostics on the entry."""
+    try:
+        ft = read_text(skill.path, MAX_SKILL_BYTES)
+    except OSError as exc:
+        skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
+        scan.diag("warning", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
+        return
+    if ft.invalid_utf8:
+        scan.diag("warning", "file-invalid-utf8", skill.path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
+    fm = parse_claude(ft.text)
+    skill.frontmatter = fm
+    data = fm.data
+    if fm.status == "retried":
+        scan.diag("info", "claude-frontmatter-retried", skill.path,
+                  f"frontmatter parsed only after Claude Code's quoting retry ({fm.error})", fm.error_line,
+                  fix="Quote the value that holds ': ' or a special character")
+    elif fm.status == "invalid":
+        scan.diag("warning", "claude-frontmatter-invalid", skill.path,
+                  f"frontmatter is not valid YAML even after the retry ({fm.error}); all its fields are ignored",
+                  fm.error_line, fix="Fix the YAML (quote values with ': ', use LF line endings)")
+    elif fm.status == "not-mapping":
+        scan.diag("warning", "claude-frontmatter-invalid", skill.path, "frontmatter is not a mapping; all its fields are ignored", 2)
+    if fm.early_close:
+        scan.diag("warning", "claude-frontmatter-early-close", skill.path,
+                  "the frontmatter was closed by a '---' inside a line; the rest of the block became body", fix="Quote values containing ---")
+
+    raw_desc = data.get("description")
+    desc = None
+    if isinstance(raw_desc, str):
+        desc = raw_desc.strip() or None
+    elif isinstance(raw_desc, (bool, int, float)):
+        desc = js_string(raw_desc)
+    elif raw_desc is not None:
+        scan.diag("warning", "claude-description-ignored", skill.path,
+                  f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
+    wtu = js_string(data.get("when_to_use"))
+    skill.extra["has_description"] = desc is not None or wtu is not None
+    if desc is None:
+        desc = first_body_line(fm.body) or fallback
+        if skill.source not in ("plugin", "plugin-command") or wtu is not None:
+            scan.diag("info", "claude-description-missing", skill.path,
+                      f'no description; Claude Code uses "{desc}"', fix="Add a description: line to the frontmatter")
+    skill.description, skill.when_to_use = desc, wtu
+    name = data.get("name")
+    skill.display_name = js_string(name) if name is not None and not isinstance(name, (list, dict)) else None
+    skill.extra["user_invocable"] = js_bool(data.get("user-invocable"), True)
+    if js_bool(data.get("disable-model-invocation"), False):
+        skill.extra["disable_model_invocation"] = True
+    if "paths" in data:
+        patterns = split_paths(data["paths"])
+        if patterns and not all(p == "**" for p in patterns):
+            skill.extra["paths"] = patterns
+
+
+def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
+    """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order."""
+    try:
+        with os.scandir(root) as it:
+            entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError):
+            scan.diag("warning", "claude-dir-unreadable", root, f"cannot read this skills folder: {exc.strerror or exc}")
+        return []
+    found: list[Skill] = []
+    for e in entries:
+        path = os.path.join(e.path, "SKILL.md")
+        is_link = e.is_symlink()
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if not is_dir and not is_link:
+            if e.name.endswith(".md"):
+                scan.diag("info", "claude-loose-md-ignored", e.path,
+                          f"{e.name} sits directly in a skills folder; only <folder>/SKILL.md is read",
+                          fix=f"Move it to {e.name[:-3]}/SKILL.md")
+            continue
+        if e.name == RESERVED_DIR:
+            continue
+        if is_link and not is_dir:
+            target = os.readlink(e.path) if is_link else ""
+            scan.diag("warning", "claude-link-broken", e.path, f"the link points at {target!r}, which does not resolve (dangling or looping)",
+                      fix="Fix or remove the link")
+            continue
+        try:
+            st = os.stat(path)
+        except OSError:
+            _explain_missing(scan, e.path)
+            continue
+        if st.st_size > MAX_SKILL_BYTES:
+            scan.diag("warning", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
+                      fix="Move detail into referenced files")
+            continue
+        found.append(Skill(name=e.name, source=source, path=path, root=root, skill_dir=e.path))
+    found.sort(key=lambda s: collation_key(s.name))
+    return found
+
+
+def _explain_missing(scan: _Scan, folder: str) -> None:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    lower = [n for n in names if n.lower() == "skill.md" and n != "SKILL.md"]
+    if lower:
+        scan.diag("warning", "claude-skill-md-lowercase", os.path.join(folder, lower[0]),
+                  f"{lower[0]} is not read on a case-sensitive file system; Claude Code reads SKILL.md", fix=f"Rename it to SKILL.md")
+        return
+    for n in sorted(names)[:200]:
+        nested = os.path.join(folder, n, "SKILL.md")
+        if os.path.isfile(nested):
+            scan.diag("warning", "claude-nested-skill-ignored", nested,
+                      "a SKILL.md two levels below the skills folder is not read",
+                      fix=f"Move {n}/ up one level, next to {os.path.basename(folder)}/")
+
+
+def project_dirs(paths: Paths) -> list[str]:
+    """§2.1: cwd first, then each parent, stopping as git, $HOME and the file-system root decide."""
+    cwd, home = paths.cwd, os.path.normpath(paths.home)
+    dirs, d = [], cwd
+    under_home = os.path.commonpath([cwd, home]) == home if os.path.isabs(home) else False
+    while True:
+        if paths.git_root is None and under_home and os.path.normpath(d) == home:
+            break
+        dirs.append(d)
+        if paths.git_root is not None and os.path.normpath(d) == os.path.normpath(paths.git_root):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return dirs
+
+
+def _shipped_entries(version: str) -> tuple[list[Skill], list[Skill]]:
+    """Shipped entries as catalog rows: (before the scoped extras, after them)."""
+    before, after = [], []
+    for entry in SHIPPED[version]:
+        skill = Skill(name=entry.name, source=entry.source, path="", root="", label=entry.name,
+                      extra={"shipped": True, "exempt": entry.exempt})
+        (after if entry.source == "builtin" else before).append(skill)
+    return before, after
+
+
+def discover(opts: Options) -> Catalog:
+    paths = paths_for(opts)
+    settings = load_settings(opts, paths)
+    scan = _Scan(opts, paths, settings)
+    scan.diags.extend(settings.diagnostics)
+    plugins = plugin_mod.load_plugins(settings, scan.diags)
+
+    groups: list[list[Skill]] = []
+    managed_root = os.path.join(paths.managed_dir, ".claude", "skills")
+    if not opts.env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS"):
+        groups.append(_scan_skills_dir(scan, managed_root, "managed"))
+    groups.append(_scan_skills_dir(scan, os.path.join(paths.config_dir, "skills"), "user"))
+    walk = project_dirs(paths)
+    for d in walk:
+        groups.append(_scan_skills_dir(scan, os.path.join(d, ".claude", "skills"), "project"))
+    add_dirs = [os.path.abspath(d) for d in opts.add_dirs]
+    for d in add_dirs:
+        groups.append(_scan_skills_dir(scan, os.path.join(d, ".claude", "skills"), "add-dir"))
+
+    # Legacy commands: every root merged into one group, stable ICU sort (§2, §2.2).
+    command_roots = [os.path.join(paths.managed_dir, ".claude", "commands"), os.path.join(paths.config_dir, "commands")]
+    command_roots += [os.path.join(d, ".claude", "commands") for d in walk + add_dirs]
+    legacy: list[Skill] = []
+    for root in command_roots:
+        for item in plugin_mod.walk_commands(root):
+            legacy.append(Skill(name=item.name, source="legacy-command", path=item.path, root=root,
+                                skill_dir=item.skill_dir, kind="command"))
+    legacy.sort(key=lambda s: collation_key(s.name))
+    groups.append(legacy)
+
+    plugin_commands, plugin_skills, disabled_items = _plugin_entries(scan, plugins)
+    groups += [plugin_commands, plugin_skills]
+    shipped_before, shipped_after = _shipped_entries(VERSION)
+
+    entries = [s for g in groups for s in g]
+    fallbacks = {"legacy-command": "Custom command", "plugin": "Plugin skill", "plugin-command": "Plugin command"}
+    for s in entries:
+        _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
+    entries += shipped_before
+    scoped = _resolve(scan, entries, shipped_after)
+    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + scoped + shipped_after
+    for s in disabled_items:
+        _load_entry(scan, s, "Plugin skill")
+    _apply_filters(scan, ordered, settings)
+
+    catalog = Catalog(NAME, VERSION, paths.cwd, paths.home, skills=ordered + disabled_items, plugins=plugins, settings=settings)
+    for p in plugins:
+        p.skills = [s.name for s in plugin_skills + disabled_items if s.plugin == p.id and s.kind == "skill"]
+        p.commands = [s.name for s in plugin_commands + disabled_items if s.plugin == p.id and s.kind == "command"]
+    catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root)
+    catalog.diagnostics = scan.diags
+    return catalog
+
+
+def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], list[Skill]]:
+    """Plugin commands then plugin skills, plugin by plugin in enabledPlugins order; items of plugins that do not load."""
+    order = {pid: i for i, pid in enumerate(scan.settings.plugin_order())}
+    marketplace = [p for p in plugins if p.kind == "marketplace"]
+    marketplace.sort(key=lambda p: order.get(p.id, len(order)))
+    ranked = marketplace + [p for p in plugins if p.kind == "skills-dir"]
+    commands, skills, disabled = [], [], []
+    for p in ranked:
+        diags: list[Diagnostic] = []
+        items = plugin_mod.command_items(p, diags) + sorted(plugin_mod.skill_items(p, diags), key=lambda i: collation_key(i.name))
+        scan.diags.extend(diags)
+        for item in items:
+            source = "plugin-command" if item.kind == "command" else "plugin"
+            s = Skill(name=item.name, source=source, path=item.path, root=item.root, plugin=p.id, kind=item.kind,
+                      skill_dir=item.skill_dir)
+            if item.named_by_frontmatter:
+                s.extra["named_by_frontmatter"] = True
+            if p.loads:
+                (commands if item.kind == "command" else skills).append(s)
+            else:
+                s.status = DISABLED
+                why = "its marketplace is not known" if p.enabled and not p.marketplace_known else "the plugin is not enabled"
+                s.reason = f"plugin {p.id} does not load: {why}" + (f" (decided by {p.decided_in})" if p.decided_in else "")
+                disabled.append(s)
+    return commands, skills, disabled
+
+
+def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> list[Skill]:
+    """Same-file dedupe, conditional set-aside, first-name-wins (§6). Returns the add-dir scoped extras (§6.3)."""
+    winners: dict[str, Skill] = {}
+    scoped: list[Skill] = []
+    for s in entries:
+        if s.source in ("plugin", "plugin-command") and s.extra.get("named_by_frontmatter") and s.display_name:
+            s.name = f"{s.plugin.split('@')[0]}:{s.display_name}"
+        if s.status != LISTED:
+            continue
+        if s.path:
+            try:
+                real = os.path.realpath(s.path)
+            except (OSError, ValueError):
+                real = s.path
+            first = scan.seen_files.get(real)
+            if first is not None:
+                s.status, s.shadowed_by = SHADOWED, first.path
+                s.reason = f"same file as {first.name} ({first.source}), which was loaded first"
+                scan.diag("info", "claude-duplicate-file", s.path, f"{s.name}: {s.reason}")
+                continue
+            scan.seen_files[real] = s
+        problem = name_problem(s.name)
+        if problem:
+            s.status, s.reason = INVALID, f"name not offered: {problem}"
+            scan.diag("warning", "claude-name-invalid", s.path, f"{s.name!r} is not offered: {problem}",
+                      fix="Rename the folder or file")
+            continue
+        if s.extra.get("paths"):
+            s.status = CONDITIONAL
+            s.reason = "listed only once a file matching paths is touched: " + ", ".join(s.extra["paths"])
+            scan.diag("info", "claude-conditional", s.path, f"{s.name} is conditional; {s.reason}")
+            continue
+        first = winners.get(s.name)
+        if first is None:
+            winners[s.name] = s
+            continue
+        s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
+        s.reason = f"the name is taken by the {first.source} entry {first.path or first.name}"
+        if not s.extra.get("shipped"):
+            scan.diag("info", "claude-shadowed", s.path, f"{s.name} ({s.source}) is shadowed by {first.source} {first.path}")
+        if s.source == "add-dir":
+            folder = os.path.basename(os.path.dirname(os.path.dirname(s.root)))
+            extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
+                          description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
+                          extra=dict(s.extra, scoped_extra=True))
+            extra.scoped_suffix = (f' (scoped to {folder}/ — use this instead of the unscoped "{s.name}" skill '
+                                   f"when the files being changed are under {folder}/)")
+            scoped.append(extra)
+    for s in shipped_after:
+        if s.name in winners:
+            s.status, s.shadowed_by = SHADOWED, winners[s.name].path
+            s.reason = f"the name is taken by the {winners[s.name].source} entry {winners[s.name].path}"
+        else:
+            winners[s.name] = s
+    return scoped
+
+
+def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
+    """§7.1 filters, labels and listing positions."""
+    overrides = settings.merged_map("skillOverrides")
+    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)}
+    position = 0
+    for s in ordered:
+        if s.status != LISTED:
+            continue
+        wanted = [overrides.get(n) for n in (s.name, s.display_name) if n and overrides.get(n) in OVERRIDE_RANK]
+        if wanted:
+            s.override = max(wanted, key=lambda v: OVERRIDE_RANK[v])
+        if s.extra.get("disable_model_invocation"):
+            s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
+        elif s.override in ("off", "user-invocable-only"):
+            s.status, s.reason = DISABLED, f"skillOverrides sets it to {s.override}"
+        elif s.source in ("plugin", "plugin-command") and not s.extra.get("has_description"):
+            s.status, s.reason = FILTERED, "a plugin item without description or when_to_use is not listed"
+            scan.diag("warning", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
+                      fix="Add a description: line to its frontmatter")
+        if s.status != LISTED:
+            continue
+        if s.source in ("plugin", "plugin-command") and s.display_name and not s.extra.get("named_by_frontmatter"):
+            s.display_name = f"{s.plugin.split('@')[0]}:{s.display_name}"
+        s.label = label_for(s, names) if s.override != "name-only" else s.name
+        if s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped"):
+            if not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1]):
+                scan.diag("info", "claude-display-name-unused", s.path,
+                          f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")
+        s.order = position
+        position += 1
+    for s in ordered:
+        if not s.label:
+            s.label = s.name

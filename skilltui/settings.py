@@ -1,0 +1,246 @@
+"""Claude Code's layered settings (spec/claude-code.md §10.5): where each scope's file is, what it says, who decides.
+
+Reading only. Every write goes through `settings_writer`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilltui.model import Diagnostic, Options
+
+# Highest first. `add-dir` settings count for marketplace plugins after user (§10.5).
+PRECEDENCE = ("managed", "flag", "local", "project", "user", "add-dir")
+WRITABLE_SCOPES = ("user", "project", "local")
+SETTINGS_CAP = 5_000_000  # bytes; a settings file larger than this is not read
+
+
+@dataclass
+class SettingsSource:
+    scope: str
+    path: str | None  # None for inline `--settings` JSON
+    data: dict[str, Any] = field(default_factory=dict)  # {} when missing, unparseable or skipped
+    exists: bool = False
+    error: str | None = None  # why the file counts as empty
+
+
+@dataclass
+class Decision:
+    value: Any  # the deciding enabledPlugins value, or None when no file mentions the id
+    source: SettingsSource | None
+
+    @property
+    def scope(self) -> str:
+        return self.source.scope if self.source else "default"
+
+
+@dataclass
+class Paths:
+    """Where Claude Code looks, derived once from the options."""
+
+    home: str
+    cwd: str
+    config_dir: str
+    managed_dir: str
+    git_root: str | None  # None outside a work tree, or when the work tree's root is $HOME
+    local_root: str  # where settings.local.json lives
+    plugins_dir: str
+    global_config: str
+
+    def scope_file(self, scope: str) -> str:
+        if scope == "user":
+            return os.path.join(self.config_dir, "settings.json")
+        if scope == "project":
+            return os.path.join(self.cwd, ".claude", "settings.json")
+        if scope == "local":
+            return os.path.join(self.local_root, ".claude", "settings.local.json")
+        raise ValueError(scope)
+
+
+def find_git_root(cwd: str, home: str) -> str | None:
+    d = cwd
+    while True:
+        if os.path.lexists(os.path.join(d, ".git")):
+            return None if os.path.normpath(d) == os.path.normpath(home) else d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _owned(path: str) -> bool:
+    try:
+        return os.stat(path).st_uid == os.getuid()
+    except OSError:
+        return True  # a folder that does not exist yet will be created by the user
+    except AttributeError:  # pragma: no cover - no getuid on Windows
+        return True
+
+
+def paths_for(opts: Options) -> Paths:
+    env = opts.env
+    home = os.path.abspath(opts.home)
+    cwd = os.path.abspath(opts.cwd)
+    config_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    config_dir = unicodedata.normalize("NFC", os.path.abspath(config_dir))
+    git_root = find_git_root(cwd, home)
+    local_root = cwd
+    if git_root and all(_owned(p) for p in (git_root, os.path.join(git_root, ".git"), os.path.join(git_root, ".claude"))):
+        local_root = git_root
+    plugins_dir = env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or os.path.join(config_dir, "plugins")
+    global_config = (
+        os.path.join(env["CLAUDE_CONFIG_DIR"], ".claude.json") if env.get("CLAUDE_CONFIG_DIR") else os.path.join(home, ".claude.json")
+    )
+    return Paths(home, cwd, config_dir, os.path.abspath(opts.managed_dir), git_root, local_root, plugins_dir, global_config)
+
+
+def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[Any, str | None, bool]:
+    """(value, error, exists). Never raises: a problem comes back as an error text."""
+    try:
+        if os.path.isdir(path):
+            return None, "is a directory, not a file", True
+        with open(path, "rb") as fh:
+            raw = fh.read(cap + 1)
+    except FileNotFoundError:
+        return None, None, False
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})", os.path.lexists(path)
+    if len(raw) > cap:
+        return None, f"is larger than {cap} bytes", True
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not text.strip():
+        return {}, None, True
+    try:
+        return json.loads(text), None, True
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        return None, f"is not valid JSON{where}: {getattr(exc, 'msg', 'too deeply nested')}", True
+
+
+def _invalid_enabled_plugins(value: Any) -> str | None:
+    """Claude Code rejects the whole file when an enabledPlugins value is neither a boolean nor a version list."""
+    if not isinstance(value, dict):
+        return "enabledPlugins: Invalid input (expected an object)"
+    for key, v in value.items():
+        if isinstance(v, bool) or (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+            continue
+        return f"enabledPlugins.{key}: Invalid input"
+    return None
+
+
+def load_source(scope: str, path: str | None, text: str | None = None) -> SettingsSource:
+    src = SettingsSource(scope, path)
+    if text is not None:  # inline `--settings {...}`
+        src.exists = True
+        try:
+            value, error = json.loads(text), None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            value, error = None, f"is not valid JSON: {exc}"
+    else:
+        value, error, src.exists = read_json_file(path)
+    if error is None and value is not None and not isinstance(value, dict):
+        error = "is not a JSON object"
+    if error is None and isinstance(value, dict) and "enabledPlugins" in value:
+        error = _invalid_enabled_plugins(value["enabledPlugins"])
+    if error is None and isinstance(value, dict):
+        src.data = value
+    src.error = error
+    return src
+
+
+@dataclass
+class Settings:
+    paths: Paths
+    sources: list[SettingsSource]  # highest precedence first
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def source(self, scope: str) -> SettingsSource | None:
+        return next((s for s in self.sources if s.scope == scope), None)
+
+    def decide(self, plugin_id: str, scopes: tuple[str, ...] = PRECEDENCE) -> Decision:
+        """The first source (highest first) whose enabledPlugins mentions the id decides; values are not merged."""
+        for src in self.sources:
+            if src.scope in scopes:
+                ep = src.data.get("enabledPlugins")
+                if isinstance(ep, dict) and plugin_id in ep:
+                    return Decision(ep[plugin_id], src)
+        return Decision(None, None)
+
+    def value(self, key: str) -> Any:
+        """A plain setting: the highest source that sets it wins."""
+        for src in self.sources:
+            if key in src.data:
+                return src.data[key]
+        return None
+
+    def merged_map(self, key: str) -> dict[str, Any]:
+        """A map setting (skillOverrides) merged per entry, the higher source winning each entry."""
+        out: dict[str, Any] = {}
+        for src in reversed(self.sources):
+            value = src.data.get(key)
+            if isinstance(value, dict):
+                out.update(value)
+        return out
+
+    def plugin_order(self) -> list[str]:
+        """Ids in the order they first appear reading user, project, local, flag, managed (§10.3)."""
+        seen: dict[str, None] = {}
+        for scope in ("user", "add-dir", "project", "local", "flag", "managed"):
+            for src in self.sources:
+                if src.scope == scope and isinstance(src.data.get("enabledPlugins"), dict):
+                    for key in src.data["enabledPlugins"]:
+                        seen.setdefault(key, None)
+        return list(seen)
+
+
+def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
+    paths = paths or paths_for(opts)
+    sources: list[SettingsSource] = []
+    managed = os.path.join(paths.managed_dir, "managed-settings.json")
+    sources.append(load_source("managed", managed))
+    dropins = os.path.join(paths.managed_dir, "managed-settings.d")
+    try:
+        names = sorted(n for n in os.listdir(dropins) if n.endswith(".json"))
+    except OSError:
+        names = []
+    sources.extend(load_source("managed", os.path.join(dropins, n)) for n in names)
+    if opts.settings_flag:
+        flag = opts.settings_flag
+        if flag.lstrip().startswith("{"):
+            sources.append(load_source("flag", None, text=flag))
+        else:
+            sources.append(load_source("flag", os.path.abspath(flag)))
+    local = paths.scope_file("local")
+    sources.append(load_source("local", local))
+    cwd_local = os.path.join(paths.cwd, ".claude", "settings.local.json")
+    if cwd_local != local:
+        sources.append(load_source("local", cwd_local))
+    sources.append(load_source("project", paths.scope_file("project")))
+    sources.append(load_source("user", paths.scope_file("user")))
+    for d in opts.add_dirs:
+        sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", "settings.json")))
+
+    settings = Settings(paths, sources)
+    for src in sources:
+        if not src.error:
+            continue
+        where = src.path or "--settings"
+        if "Invalid input" in src.error:
+            settings.diagnostics.append(
+                Diagnostic("error", "settings-invalid-value", src.path, f"{where}: {src.error}; Claude Code skips this whole file",
+                           fix="Use true or false for each enabledPlugins value")
+            )
+        else:
+            settings.diagnostics.append(
+                Diagnostic("error", "settings-unparseable", src.path, f"{where} {src.error}; it counts as empty",
+                           fix="Fix the JSON syntax of this file")
+            )
+    return settings
+
+
+def has_managed_settings(settings: Settings) -> bool:
+    return any(s.scope == "managed" and s.exists for s in settings.sources)

@@ -1,0 +1,196 @@
+"""`plugin enable|disable` and `skill set`: which file to write and when to refuse (spec/claude-code.md §10.6, cli.md).
+
+The decision is pure over a Catalog; the write itself goes through `settings_writer`, the only code that writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilltui import settings_writer
+from skilltui.model import Catalog
+from skilltui.settings import WRITABLE_SCOPES, Settings
+
+RANK = {"user": 0, "project": 1, "local": 2}  # higher number = higher precedence
+OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")
+
+
+@dataclass
+class Outcome:
+    """What a toggle did or would do, shaped like Claude Code's `--json` line."""
+
+    command: str  # enable | disable | set
+    target: str  # plugin id or skill name
+    scope: str | None
+    scope_given: bool
+    message: str
+    failure_code: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None  # the settings file to write
+    keys: tuple[str, ...] = ()
+    value: Any = None
+    change: settings_writer.Change | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure_code is None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"command": self.command, "outcome": "ok" if self.ok else "failed", "plugin": self.target}
+        if self.ok:
+            out["pluginId"] = self.target
+            out["scope"] = self.scope
+        elif self.scope_given:
+            out["scope"] = self.scope
+        out["message"] = self.message
+        if not self.ok:
+            out["failureCode"] = self.failure_code
+        out.update(self.extra)
+        if self.change is not None:
+            out["file"] = self.change.path
+            out["change"] = {"before": self.change.old_line, "after": self.change.new_line, "created": self.change.created}
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
+
+    def stderr_line(self) -> str:
+        verb = self.command if self.command != "set" else "set skill"
+        noun = "plugin " if self.command != "set" else ""
+        return f'✘ Failed to {verb} {noun}"{self.target}": {self.message}'
+
+
+def _enabled_value(value: Any, kind: str) -> bool:
+    if kind in ("skills-dir", "inline"):
+        return value is not False
+    return value is True
+
+
+def _deciding(settings: Settings, plugin_id: str, scopes: tuple[str, ...]):
+    d = settings.decide(plugin_id, scopes)
+    return d.value, d.source
+
+
+def _file_problem(path: str) -> str | None:
+    """skilltui refuses to write a file that does not parse or whose enabledPlugins is not an object."""
+    try:
+        data = settings_writer.read_json_object(path)
+    except settings_writer.SettingsWriteError as exc:
+        return str(exc)
+    if data is not None and "enabledPlugins" in data and not isinstance(data["enabledPlugins"], dict):
+        return f"{path}: enabledPlugins is not an object; not written"
+    return None
+
+
+def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | None) -> Outcome:
+    command = "enable" if enable else "disable"
+    settings: Settings = catalog.settings
+    out = Outcome(command, plugin_id, scope, scope is not None, "")
+    plugin = next((p for p in catalog.plugins if p.id == plugin_id and p.kind != "builtin"), None)
+    if plugin is None:
+        out.message = f'Plugin "{plugin_id}" is not installed (no record in installed_plugins.json); nothing written'
+        out.failure_code = "plugin_not_installed"
+        return out
+    for src in settings.sources:
+        if src.error and src.path and src.scope in WRITABLE_SCOPES:
+            out.warnings.append(f"{src.path} {src.error}; it counts as empty")
+
+    if scope is None:
+        value, src = _deciding(settings, plugin_id, ("local", "project", "user"))
+        if src is not None:
+            target = src.scope
+        else:
+            target = plugin.scope if plugin.scope in WRITABLE_SCOPES else "user"
+    else:
+        target = scope
+    out.scope = target
+    out.path = settings.paths.scope_file(target)
+    out.keys, out.value = ("enabledPlugins", plugin_id), enable
+
+    problem = _file_problem(out.path)
+    if problem:
+        out.message, out.failure_code = problem, "settings_file_invalid"
+        return out
+
+    managed_value, _ = _deciding(settings, plugin_id, ("managed",))
+    if enable and managed_value is False:
+        out.message = f'Plugin "{plugin_id}" is blocked by your organization\'s policy and cannot be enabled'
+        out.failure_code = "plugin_policy_blocked"
+        return out
+
+    if scope is not None:
+        own_value, own_src = _deciding(settings, plugin_id, (scope,))
+        higher = [s for s in ("local", "project", "user") if RANK[s] > RANK[scope]]
+        _, high_src = _deciding(settings, plugin_id, tuple(higher))
+        if own_src is None and high_src is not None:
+            h = high_src.scope
+            out.message = (f'Plugin "{plugin_id}" is installed at {h} scope, not {scope}. '
+                           f"Use --scope {h} or omit --scope to auto-detect.")
+            out.failure_code, out.extra = "not_installed_at_scope", {"installedScope": h}
+            return out
+        lower = tuple(s for s in ("local", "project", "user") if RANK[s] <= RANK[scope])
+        value, _ = _deciding(settings, plugin_id, lower)
+        if _enabled_value(value, plugin.kind) == enable:
+            out.message = f'Plugin "{plugin_id}" is already {command}d at {scope} scope'
+            out.failure_code, out.extra = "already_in_goal_state", {"alreadyInGoalState": True}
+            return out
+    elif plugin.enabled == enable:
+        out.message = f'Plugin "{plugin_id}" is already {command}d'
+        out.failure_code, out.extra = "already_in_goal_state", {"alreadyInGoalState": True}
+        return out
+
+    out.message = f"Successfully {command}d plugin: {plugin.name} (scope: {target})"
+    higher_scopes = tuple(s for s in ("managed", "flag", "local", "project") if s not in RANK or RANK[s] > RANK[target])
+    value, src = _deciding(settings, plugin_id, higher_scopes)
+    if src is not None and _enabled_value(value, plugin.kind) != enable:
+        where = src.path or "--settings"
+        out.warnings.append(f"{where} ({src.scope}) still decides: the plugin stays {'enabled' if not enable else 'disabled'}")
+    return out
+
+
+def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) -> Outcome:
+    """`skill set NAME on|name-only|user-invocable-only|off`: skillOverrides in the chosen file (local by default)."""
+    settings: Settings = catalog.settings
+    target = scope or "local"
+    out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
+    out.keys, out.value = ("skillOverrides", name), value
+    if value not in OVERRIDE_VALUES:
+        out.message, out.failure_code = f"unknown override {value!r}; use one of {', '.join(OVERRIDE_VALUES)}", "bad_value"
+        return out
+    if not any(s.name == name for s in catalog.skills):
+        out.message, out.failure_code = f'No skill named "{name}" was found; nothing written', "skill_not_found"
+        return out
+    try:
+        data = settings_writer.read_json_object(out.path)
+    except settings_writer.SettingsWriteError as exc:
+        out.message, out.failure_code = str(exc), "settings_file_invalid"
+        return out
+    if data is not None and "skillOverrides" in data and not isinstance(data["skillOverrides"], dict):
+        out.message, out.failure_code = f"{out.path}: skillOverrides is not an object; not written", "settings_file_invalid"
+        return out
+    out.message = f"Set skill {name} to {value} (scope: {target})"
+    for src in settings.sources:
+        if src.scope != target and src.scope not in RANK or (src.scope in RANK and RANK[src.scope] > RANK[target]):
+            other = src.data.get("skillOverrides")
+            if isinstance(other, dict) and name in other and other[name] != value:
+                out.warnings.append(f"{src.path or '--settings'} ({src.scope}) sets {name} to {other[name]} and still decides")
+                break
+    return out
+
+
+def preview(outcome: Outcome) -> Outcome:
+    if outcome.ok:
+        outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value)
+    return outcome
+
+
+def apply(outcome: Outcome) -> Outcome:
+    """Write the planned change. A refused write turns the outcome into a failure with the writer's one line."""
+    if not outcome.ok:
+        return outcome
+    try:
+        outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value)
+    except settings_writer.SettingsWriteError as exc:
+        outcome.message, outcome.failure_code = str(exc), "write_refused"
+    return outcome

@@ -1,0 +1,50 @@
+"""Shared fixtures. Tests that read ../shared (golden cases, corpus) go through `shared_dir` and skip without it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _find_shared() -> Path | None:
+    env = os.environ.get("SKILLTUI_SHARED")
+    for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared"]:
+        if (candidate / "golden").is_dir():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    found = _find_shared()
+    if found is None:
+        pytest.skip("../shared (golden cases and corpus) is not beside this clone; set SKILLTUI_SHARED to use it")
+    return found
+
+
+@pytest.fixture(scope="session")
+def corpus_tree(shared_dir: Path, tmp_path_factory) -> Path:
+    """A writable copy of shared/corpus with its symbolic links restored from MANIFEST.json."""
+    import json
+    import shutil
+
+    src = shared_dir / "corpus"
+    if not (src / "MANIFEST.json").is_file():
+        pytest.skip("shared/corpus is not available")
+    dest = tmp_path_factory.mktemp("corpus") / "corpus"
+    shutil.copytree(src, dest, symlinks=True, copy_function=shutil.copyfile)
+    for p in [dest, *dest.rglob("*")]:
+        if not p.is_symlink() and p.is_dir():
+            p.chmod(0o755)
+    manifest = json.loads((src / "MANIFEST.json").read_text())
+    for source in manifest["sources"]:
+        for link in source.get("symlinks", []):
+            path = dest / source["corpus_dir"] / link["path"]
+            if path.is_symlink() or (path.is_file() and path.stat().st_size < 4096):
+                path.unlink()
+                path.symlink_to(link["target"])
+    return dest
