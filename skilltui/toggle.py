@@ -143,9 +143,9 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
     out.message = f"Successfully {command}d plugin: {plugin.name} (scope: {target})"
     higher_scopes = tuple(s for s in ("managed", "flag", "local", "project") if s not in RANK or RANK[s] > RANK[target])
     value, src = _deciding(settings, plugin_id, higher_scopes)
-    if src is not None and _enabled_value(value, plugin.kind) != enable:
-        where = src.path or "--settings"
-        out.warnings.append(f"{where} ({src.scope}) still decides: the plugin stays {'enabled' if not enable else 'disabled'}")
+    if src is not None:  # the written value is not the one that decides
+        state = "enabled" if _enabled_value(value, plugin.kind) else "disabled"
+        out.warnings.append(f"{src.path or '--settings'} ({src.scope} scope) still decides: the plugin stays {state}")
     return out
 
 

@@ -1,0 +1,79 @@
+"""The `budget` view: a catalog's listing under a chosen window, with the settings and usage the runtime would use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from skilltui import listing
+from skilltui.model import Catalog, Options
+from skilltui.text import safe
+
+
+@dataclass
+class BudgetView:
+    catalog: Catalog
+    params: listing.BudgetParams
+    result: listing.Listing
+
+    @property
+    def text(self) -> str:
+        return self.result.text
+
+    def to_json(self) -> dict:
+        out = self.result.to_json(self.params)
+        out["runtime"] = self.catalog.runtime
+        out["simulation"] = f"simulated listing of Claude Code {self.result.prepared.version}"
+        return out
+
+    def human(self) -> str:
+        r, p = self.result, self.params
+        lines = [
+            f"Simulated skill listing of Claude Code {r.prepared.version}: budget {r.budget} columns "
+            f"({p.source}: window {p.context_window} tokens × {p.chars_per_token:g} chars/token × {p.fraction:g})",
+            f"total at full width {r.total_full} (shipped entries {r.shipped_width}); "
+            + ("over budget: some descriptions collapse to the bare name" if r.over_budget else "everything fits"),
+            "",
+        ]
+        for e in r.entries:
+            width = e.full_width if e.shown == "full" else e.name_only_width
+            row = e.row if e.row is not None else f"- {e.label}: (text shipped inside Claude Code)"
+            lines.append(f"{e.state:<9} {width:>5}  {safe(row)[:160]}")
+        return "\n".join(lines)
+
+
+def _now_ms(now: str | None) -> float | None:
+    if not now:
+        return None
+    try:
+        return datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp() * 1000
+    except ValueError:
+        raise ValueError(f"--now {now!r}: not an ISO date and time") from None
+
+
+def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | None = None) -> listing.Prepared:
+    """Everything but the budget, computed once per catalog: the TUI recomputes only `simulate_prepared`."""
+    settings = catalog.settings
+    usage = listing.load_usage(usage_path or settings.paths.global_config)
+    cap = settings.value("skillListingMaxDescChars")
+    cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None
+    return listing.prepare(catalog.listed(), usage=usage, now_ms=_now_ms(now), version=catalog.runtime_version,
+                           max_desc_chars=cap)
+
+
+def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParams:
+    fraction = catalog.settings.value("skillListingBudgetFraction")
+    return listing.resolve_budget(env=opts.env, settings_fraction=fraction, **choice)
+
+
+def run(opts: Options, *, context_window=None, model=None, chars_per_token=None, fraction=None, budget=None,
+        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView:
+    from skilltui.runtimes import discover
+
+    if opts.runtime != "claude":
+        raise ValueError(f"budget simulates Claude Code's listing; use `doctor --runtime {opts.runtime}` or the TUI for {opts.runtime}")
+    catalog = catalog or discover(opts)
+    params = params_for(catalog, opts, model=model, context_window=context_window, chars_per_token=chars_per_token,
+                        fraction=fraction, budget=budget)
+    result = listing.simulate_prepared(prepared_for(catalog, usage_path, now), params.budget)
+    return BudgetView(catalog, params, result)

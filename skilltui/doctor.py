@@ -1,0 +1,107 @@
+"""`doctor`: every finding for the chosen runtimes, from the catalogs plus the conformance, link, budget, delivery and
+plugin-consistency checks. Reads only; each check that fails becomes a finding rather than a traceback."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+from skilltui import budget, conformance, delivery, refs
+from skilltui.model import LISTED, HIDDEN, Catalog, Diagnostic, Options
+from skilltui.runtimes import discover
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _guard(out: list[Diagnostic], what: str, path: str | None, fn, *args) -> None:
+    try:
+        out.extend(fn(*args))
+    except Exception as exc:  # a check must never take the doctor down with it
+        out.append(Diagnostic("warning", "doctor-check-failed", path, f"{what} could not run: {exc.__class__.__name__}: {exc}"))
+
+
+def link_findings(catalog: Catalog) -> list[Diagnostic]:
+    """Relative links in the bodies of loaded skills that are broken or leave the skill folder."""
+    out = []
+    for s in catalog.skills:
+        if s.status not in (LISTED, HIDDEN) or not s.frontmatter or not s.skill_dir:
+            continue
+        for ref in refs.references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
+            if ref.link.startswith("skill://") or ref.exists:
+                continue
+            if not ref.inside_skill_dir:
+                out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
+                                      fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))
+            else:
+                out.append(Diagnostic("warning", "skill-link-broken", s.path, f"link {ref.link!r}: {ref.problem}", ref.line,
+                                      fix="Fix the path or add the missing file", runtime=catalog.runtime))
+    return out
+
+
+def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
+    """Which entries lose their description at the runtime's default window."""
+    view = budget.run(opts, catalog=catalog)
+    if not view.result.over_budget:
+        return []
+    lost = [e.name for e in view.result.entries if e.shown == "name-only" and not e.shipped]
+    if not lost:
+        return []
+    r = view.result
+    return [Diagnostic(
+        "warning", "claude-listing-over-budget", None,
+        f"the listing is {r.total_full} columns, over the {r.budget}-column budget of the default window; "
+        f"{len(lost)} entries are listed by name only: {', '.join(lost[:20])}{' …' if len(lost) > 20 else ''}",
+        fix="Turn skills off with `skilltui skill set NAME off`, disable unused plugins, or raise skillListingBudgetFraction",
+        runtime="claude")]
+
+
+def run(opts: Options, runtimes: tuple[str, ...] | list[str]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    skill_dirs: dict[str, None] = {}
+    catalogs: list[Catalog] = []
+    for runtime in runtimes:
+        o = copy.copy(opts)
+        o.runtime = runtime
+        catalog = discover(o)
+        catalogs.append(catalog)
+        for d in catalog.diagnostics:
+            d.runtime = d.runtime or runtime
+        found.extend(catalog.diagnostics)
+        _guard(found, "the link check", None, link_findings, catalog)
+        if runtime == "claude":
+            _guard(found, "the budget check", None, budget_findings, catalog, o)
+            for p in catalog.plugins:
+                if p.root and p.kind != "builtin":
+                    _guard(found, "the plugin consistency check", p.root, delivery.check_plugin, p.root)
+        for s in catalog.skills:
+            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN):
+                skill_dirs.setdefault(s.skill_dir, None)
+    for d in skill_dirs:
+        _guard(found, "the Agent Skills conformance check", d, conformance.check, d)
+    if catalogs:
+        paths = catalogs[0].extra.get("paths")
+        project = getattr(paths, "git_root", None) or opts.cwd
+        _guard(found, "the delivery check", project, delivery.check_delivery, project, opts.home)
+    return sort_unique(found)
+
+
+def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in diags:
+        key = (d.code, d.path, d.line, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    out.sort(key=lambda d: (SEVERITY_ORDER.get(d.severity, 3), d.code, d.path or "", d.line or 0))
+    return out
+
+
+def counts(diags: list[Diagnostic]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for d in diags:
+        out[d.code] = out.get(d.code, 0) + 1
+    return out
+
+
+def exists(path: str | None) -> bool:
+    return bool(path) and os.path.lexists(path)
