@@ -30,12 +30,14 @@ class FileText:
     size: int  # bytes on disk
     truncated: bool  # the file was larger than the cap; text holds only the capped prefix
     invalid_utf8: bool
+    ident: tuple[int, int] = (0, 0)  # (device, inode): the same file reached by two paths has one identity
 
 
 def read_text(path: str, cap: int) -> FileText:
     """Read at most `cap` bytes as UTF-8 (invalid bytes become U+FFFD, as Bun decodes them). Raises OSError."""
     with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+        st = os.fstat(fh.fileno())
+        size = st.st_size
         data = fh.read(cap + 1)
     truncated = len(data) > cap
     data = data[:cap]
@@ -45,7 +47,7 @@ def read_text(path: str, cap: int) -> FileText:
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
         bad = True
-    return FileText(text, max(size, len(data)), truncated, bad)
+    return FileText(text, max(size, len(data)), truncated, bad, (st.st_dev, st.st_ino))
 
 
 # ---------------------------------------------------------------- YAML 1.2 (core schema) on top of PyYAML (YAML 1.1)
@@ -54,7 +56,7 @@ class _Yaml12Loader(_BaseLoader):
 
 
 _Yaml12Loader.yaml_implicit_resolvers = {}
-for _tag, _regexp, _first in [
+_RESOLVERS = [
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
     ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
@@ -63,7 +65,8 @@ for _tag, _regexp, _first in [
         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$",
         list("-+0123456789."),
     ),
-]:
+]
+for _tag, _regexp, _first in _RESOLVERS:
     _Yaml12Loader.add_implicit_resolver(_tag, re.compile(_regexp), _first)
 
 
@@ -92,6 +95,8 @@ def _construct_bool(loader, node):
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:null", lambda loader, node: None)
+_CONSTRUCTOR = _Yaml12Loader("")
 
 
 class YamlError(Exception):
@@ -123,14 +128,49 @@ def _expanded_size(node, memo: dict[int, int], depth: int = 0) -> int:
     return total
 
 
+# The common frontmatter: top-level `key: plain value` lines only. Parsed directly (PyYAML's Python constructor is
+# most of discovery's time); anything else, however slightly unusual, goes to the full parser.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\t]*?))? *")
+_SCALAR_TYPES = [(re.compile(r), tag) for tag, r, _ in _RESOLVERS]
+
+
+def _plain_scalar(value: str) -> Any:
+    for regexp, tag in _SCALAR_TYPES:
+        if regexp.match(value):
+            node = yaml.ScalarNode(tag, value)
+            return _Yaml12Loader.yaml_constructors[tag](_CONSTRUCTOR, node)
+    return value
+
+
+def _simple_mapping(text: str) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        m = _SIMPLE_LINE.fullmatch(line)
+        if m is None or m.group(1) in out or not line.isprintable():
+            return None
+        value = m.group(2)
+        if value is not None and (": " in value or " #" in value or value.endswith(":")):
+            return None
+        out[m.group(1)] = None if value is None else _plain_scalar(value)
+    return out or None
+
+
 def load_yaml12(text: str) -> Any:
     """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure."""
+    simple = _simple_mapping(text)
+    return simple if simple is not None else load_yaml12_full(text)
+
+
+def load_yaml12_full(text: str) -> Any:
+    """The full parser behind `load_yaml12` (no fast path)."""
     loader = _Yaml12Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_size(node, {}) > MAX_YAML_NODES:
+        if "*" in text and _expanded_size(node, {}) > MAX_YAML_NODES:
             raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:

@@ -165,7 +165,7 @@ class _Scan:
     paths: Paths
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
-    seen_files: dict[str, Skill] = field(default_factory=dict)  # realpath of SKILL.md -> first entry
+    seen_files: dict = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
 
     def diag(self, severity, code, path, message, line=None, fix=None):
         self.diags.append(Diagnostic(severity, code, path, message, line, fix, runtime=NAME))
@@ -179,6 +179,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
         scan.diag("warning", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
         return
+    skill.extra["file_id"] = ft.ident
     if ft.invalid_utf8:
         scan.diag("warning", "file-invalid-utf8", skill.path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
     fm = parse_claude(ft.text)
@@ -407,10 +408,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
         if s.status != LISTED:
             continue
         if s.path:
-            try:
-                real = os.path.realpath(s.path)
-            except (OSError, ValueError):
-                real = s.path
+            real = s.extra.get("file_id") or s.path  # (device, inode): cheaper than realpath, same answer
             first = scan.seen_files.get(real)
             if first is not None:
                 s.status, s.shadowed_by = SHADOWED, first.path
