@@ -81,7 +81,8 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str]) -> list[Diagnostic
     if catalogs:
         paths = catalogs[0].extra.get("paths")
         project = getattr(paths, "git_root", None) or opts.cwd
-        _guard(found, "the delivery check", project, delivery.check_delivery, project, opts.home)
+        _guard(found, "the delivery check", project,
+               lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=opts.env))
     return sort_unique(found)
 
 
