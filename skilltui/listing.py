@@ -295,7 +295,8 @@ class ListingEntry:
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "label": self.label, "source": self.source, "state": self.state, "shown": self.shown,
-            "full_width": self.full_width, "name_only_width": self.name_only_width, "score": self.score,
+            "full_width": self.full_width, "name_only_width": self.name_only_width,
+            "score": self.score if math.isfinite(self.score) else None,  # JSON has no Infinity
             "shipped": self.shipped, "row": self.row,
         }  # fmt: skip
 

@@ -189,3 +189,5 @@ class Options:
     env: dict[str, str] = field(default_factory=dict)  # the environment the runtime would see
     omp_rules: str = "18"  # oh-my-pi rule set: "14" or "18"
     native_dir: str = ".omp"  # oh-my-pi native folder name (".xcsh" for the fork)
+    # Settings changes not yet written, as (file, key path, value): "what if" views apply them in memory only.
+    pending: list[tuple[str, tuple[str, ...], object]] = field(default_factory=list)

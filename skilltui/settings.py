@@ -224,6 +224,15 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
     for d in opts.add_dirs:
         sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", "settings.json")))
 
+    for path, keys, value in opts.pending:  # a "what if" view: the change applied in memory, never written
+        for src in sources:
+            if src.path and os.path.abspath(src.path) == os.path.abspath(path):
+                if src.error:
+                    continue
+                node = src.data
+                for key in keys[:-1]:
+                    node = node.setdefault(key, {}) if isinstance(node.get(key, {}), dict) else {}
+                node[keys[-1]] = value
     settings = Settings(paths, sources)
     for src in sources:
         if not src.error:

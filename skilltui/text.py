@@ -22,8 +22,10 @@ def collation_key(s: str) -> bytes:
 
 
 def utf16_len(s: str) -> int:
-    """JavaScript `String.length`: UTF-16 code units."""
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    """JavaScript `String.length`: UTF-16 code units (lone surrogates count 1, as in JavaScript)."""
+    if s.isascii():
+        return len(s)
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 # --- character classes from ICU ------------------------------------------------------------------------------------
@@ -34,16 +36,27 @@ def _uset(pattern: str) -> icu.UnicodeSet:
     return icu.UnicodeSet(pattern)
 
 
-def _re_class(uset: icu.UnicodeSet) -> str:
-    """A `re` character class holding exactly the code points of `uset` (its strings are ignored)."""
+def _ranges(uset: icu.UnicodeSet, lo: int, hi: int) -> str:
     parts = []
     for a, b in uset.ranges():
-        parts.append(f"\\U{ord(a):08x}" if a == b else f"\\U{ord(a):08x}-\\U{ord(b):08x}")
-    return "[" + "".join(parts) + "]"
+        a, b = max(ord(a), lo), min(ord(b), hi)
+        if a <= b:
+            parts.append(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}")
+    return "".join(parts)
 
 
-def _has(prop: int, ch: str) -> bool:
-    return icu.Char.hasBinaryProperty(ord(ch), prop)
+def _re_class(uset: icu.UnicodeSet) -> str:
+    """A `re` pattern matching one code point of `uset` (its strings are ignored).
+
+    `re` tests a class holding astral code points range by range (hundreds of them for Cn); a BMP-only class becomes
+    a fast bitmap. So the astral part gets its own class, reached only after a one-range astral check.
+    """
+    bmp, astral = _ranges(uset, 0, 0xFFFF), _ranges(uset, 0x10000, 0x10FFFF)
+    if not astral:
+        return f"[{bmp}]"
+    if not bmp:
+        return f"(?=[\\U00010000-\\U0010ffff])[{astral}]"
+    return f"(?:[{bmp}]|(?=[\\U00010000-\\U0010ffff])[{astral}])"
 
 
 # ANSI escape sequences: the pattern of the npm `ansi-regex` package (v6), which `strip-ansi` uses; CSI and OSC with
@@ -82,24 +95,42 @@ _RI = _uset("[:Regional_Indicator:]")
 _local = threading.local()  # an ICU BreakIterator is not thread-safe: one per thread
 
 
-def _clusters(s: str) -> list[str]:
-    """Extended grapheme clusters (ICU root character break iterator). ICU reports UTF-16 offsets."""
+def _units(ch: str) -> int:
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def _marked_clusters(s: str) -> list[str]:
+    """The extended grapheme clusters (ICU root character break iterator) that hold a sequence mark.
+
+    Only those can be emoji sequences, so only they are located: ICU works in UTF-16 offsets, and mapping every
+    boundary of a long text back to Python indices would cost more than the whole width computation.
+    """
     bi = getattr(_local, "chars", None)
     if bi is None:
         bi = _local.chars = icu.BreakIterator.createCharacterInstance(icu.Locale.getRoot())
     bi.setText(s)
-    # UTF-16 offset of each code point start -> Python index
-    index, u16 = {0: 0}, 0
-    for i, ch in enumerate(s):
-        u16 += 2 if ord(ch) > 0xFFFF else 1
-        index[u16] = i + 1
-    out, start = [], 0
-    for boundary in bi:
-        end = index.get(boundary)
-        if end is None:  # cannot happen for valid offsets; never split inside a code point
+    out: list[str] = []
+    pos = u = done = 0  # pos: Python index whose UTF-16 offset is u; done: end of the last cluster taken
+    for m in _SEQ_MARK_RE.finditer(s):
+        i = m.start()
+        if i < done:
             continue
+        u += utf16_len(s[pos:i])
+        pos = i
+        # the cluster holding unit u, in units back and ahead (ICU snaps offsets inside a surrogate pair, so ask
+        # about u itself, never u + 1)
+        back = 0 if bi.isBoundary(u) else u - bi.preceding(u)
+        ahead = bi.following(u) - u
+        start = i
+        while back > 0:
+            start -= 1
+            back -= _units(s[start])
+        end = i
+        while ahead > 0 and end < len(s):
+            ahead -= _units(s[end])
+            end += 1
         out.append(s[start:end])
-        start = end
+        done = end
     return out
 
 
@@ -135,7 +166,7 @@ def width(s: str) -> int:
     total = _sum_width(s)
     if _SEQ_MARK_RE.search(s):
         # an emoji sequence counts 2 as a whole, not the sum of its parts
-        for cluster in _clusters(s):
+        for cluster in _marked_clusters(s):
             if _is_emoji_sequence(cluster):
                 total += 2 - _sum_width(cluster)
     return total
@@ -149,27 +180,40 @@ _EMOJI_TRIGGERS = ("\u200c", "\u200d", "\ufe0f", "\U000e007f")
 _EMOJI_CHECK_MAX_UTF16 = 4096
 
 
+class _RgiTable:
+    """Multi-code-point RGI emoji sequences from ICU (`[:RGI_Emoji:]`'s strings), for longest-match scanning."""
+
+    def __init__(self) -> None:
+        seqs = list(_uset("[:RGI_Emoji:]").strings())
+        self.full = frozenset(seqs)
+        self.prefixes = frozenset(seq[:k] for seq in seqs for k in range(1, len(seq) + 1))
+        firsts = icu.UnicodeSet()
+        for seq in seqs:
+            firsts.add(seq[0])
+        self.first_re = re.compile(_re_class(firsts))
+
+
 @functools.lru_cache(maxsize=1)
-def _rgi_by_first() -> dict[str, tuple[str, ...]]:
-    """Multi-code-point RGI emoji sequences, grouped by first character, longest first (built on first use)."""
-    groups: dict[str, list[str]] = {}
-    for seq in _uset("[:RGI_Emoji:]").strings():
-        groups.setdefault(seq[0], []).append(seq)
-    return {k: tuple(sorted(v, key=len, reverse=True)) for k, v in groups.items()}
+def _rgi() -> _RgiTable:
+    return _RgiTable()  # built on first use (~30 ms)
 
 
 def _rgi_spans(s: str) -> list[tuple[int, int]]:
     """Non-overlapping RGI emoji sequences, scanning left to right with the longest match at each position
     (what a JavaScript `/\\p{RGI_Emoji}/gv` scan finds; single code points are never replaced, so they are skipped)."""
-    table, spans, i = _rgi_by_first(), [], 0
-    while i < len(s):
-        for seq in table.get(s[i], ()):
-            if s.startswith(seq, i):
-                spans.append((i, i + len(seq)))
-                i += len(seq)
-                break
-        else:
-            i += 1
+    table, spans, done = _rgi(), [], 0
+    for m in table.first_re.finditer(s):  # only positions where a sequence can start
+        i = m.start()
+        if i < done:
+            continue
+        j, best = i + 1, 0
+        while j <= len(s) and s[i:j] in table.prefixes:
+            if s[i:j] in table.full:
+                best = j
+            j += 1
+        if best:
+            spans.append((i, best))
+            done = best
     return spans
 
 
@@ -180,7 +224,7 @@ def _replace_invisible(s: str) -> str:
 def sanitize(s: str) -> str:
     """§5.4: what Claude Code does to a description or when_to_use before listing it."""
     s = strip_ansi(s)
-    if utf16_len(s) <= _EMOJI_CHECK_MAX_UTF16 and any(t in s for t in _EMOJI_TRIGGERS):
+    if any(t in s for t in _EMOJI_TRIGGERS) and utf16_len(s) <= _EMOJI_CHECK_MAX_UTF16:
         out, pos = [], 0
         for start, end in _rgi_spans(s):
             out.append(_replace_invisible(s[pos:start]))
@@ -207,16 +251,14 @@ def cap_utf16(s: str, cap: int) -> str:
     if utf16_len(s) <= cap:
         return s
     keep = max(cap - 1, 0)
-    out, units = [], 0
-    for ch in s:
-        size = 2 if ord(ch) > 0xFFFF else 1
-        if units + size > keep:
-            if units < keep:  # half of a pair fits: the lone high surrogate
-                out.append("\ufffd")
-            break
-        out.append(ch)
-        units += size
-    return "".join(out) + "\u2026"
+    head = s[:keep]  # code points >= units: the answer is a prefix of this
+    units = utf16_len(head)
+    while units > keep:  # drop whole code points from the end until the units fit
+        units -= _units(head[-1])
+        head = head[:-1]
+    if units < keep:  # the next code point is a pair of which only the high half fits
+        head += "\ufffd"
+    return head + "\u2026"
 
 
 # --- safe display --------------------------------------------------------------------------------------------------
