@@ -70,10 +70,47 @@ def run(opts: Options, *, context_window=None, model=None, chars_per_token=None,
         usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView:
     from skilltui.runtimes import discover
 
-    if opts.runtime != "claude":
-        raise ValueError(f"budget simulates Claude Code's listing; use `doctor --runtime {opts.runtime}` or the TUI for {opts.runtime}")
     catalog = catalog or discover(opts)
+    if opts.runtime != "claude":
+        return other_runtime(catalog, context_window=context_window, model=model)
     params = params_for(catalog, opts, model=model, context_window=context_window, chars_per_token=chars_per_token,
                         fraction=fraction, budget=budget)
     result = listing.simulate_prepared(prepared_for(catalog, usage_path, now), params.budget)
     return BudgetView(catalog, params, result)
+
+
+@dataclass
+class PromptView:
+    """Another runtime's own prompt rendering (Codex, oh-my-pi): its text and limits, as that runtime computes them."""
+
+    catalog: Catalog
+    prompt: object  # the runtime's prompt object, with `.text` and `.to_json()`
+
+    @property
+    def text(self) -> str:
+        return self.prompt.text
+
+    def to_json(self) -> dict:
+        out = self.prompt.to_json()
+        out["runtime"] = self.catalog.runtime
+        out["simulation"] = f"simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"
+        return out
+
+    def human(self) -> str:
+        head = f"Simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"
+        return head + "\n\n" + safe(self.text, keep_newlines=True)
+
+
+def other_runtime(catalog: Catalog, *, context_window=None, model=None) -> PromptView:
+    if catalog.runtime == "codex":
+        from skilltui.codex_prompt import build_prompt
+
+        if model and not context_window:
+            raise ValueError("--model is a Claude model id; give Codex a --context-window")
+        return PromptView(catalog, build_prompt(catalog, context_window))
+    from skilltui.runtimes import runtime_module
+
+    render = getattr(runtime_module(catalog.runtime), "render_prompt", None)
+    if render is None:
+        raise ValueError(f"no prompt simulation for {catalog.runtime}")
+    return PromptView(catalog, render(catalog))
