@@ -1,0 +1,1174 @@
+"""The Agent Skills conformance lens: what skills-ref 0.1.1 (`agentskills`) says about a skill folder.
+
+spec/agent-skills.md §2 pins the reference validator; §3 maps its messages to skilltui diagnostics. The reference
+parses frontmatter with strictyaml; we reproduce the parts it relies on with PyYAML's pure-Python scanner, parser and
+composer plus strictyaml's extra rules:
+
+* every scalar is a string (no implicit resolvers: `yes`, `1.0`, `~` stay text);
+* flow collections (`[a]`, `{a: b}`), anchors (`&a`) and tags (`!!str`) are refused while scanning, so alias bombs
+  never expand;
+* duplicate keys and sibling mappings with different indentation are refused while constructing;
+* error text is laid out as ruamel.yaml prints it (`^ (line: N)` carets), which is what the golden output holds.
+
+Nothing here ever raises on file content: unreadable, binary, huge or hostile files become messages. Files are read
+up to MAX_BYTES. These diagnostics never change a skill's runtime status.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import stat
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from yaml import nodes as _nodes
+from yaml import tokens as _tokens
+from yaml.composer import Composer
+from yaml.error import MarkedYAMLError, YAMLError
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import BaseResolver
+from yaml.scanner import Scanner, ScannerError
+
+from .model import Diagnostic
+
+VERSION = "0.1.1"
+MAX_BYTES = 1_000_000
+MAX_SKILL_NAME_LENGTH = 64
+MAX_DESCRIPTION_LENGTH = 1024
+MAX_COMPATIBILITY_LENGTH = 500
+MAX_BODY_LINES = 500
+ALLOWED_FIELDS = frozenset({"name", "description", "license", "allowed-tools", "metadata", "compatibility"})
+SKILL_MD_NAMES = ("SKILL.md", "skill.md")
+MAX_FRONTMATTER_CHARS = 256 * 1024  # larger blocks are not parsed (pure-Python YAML would take many seconds)
+
+
+class SkillError(Exception):
+    """skills-ref's SkillError: the message is what `agentskills` prints after `Error: `."""
+
+
+class ParseError(SkillError):
+    pass
+
+
+class ValidationError(SkillError):
+    pass
+
+
+# --------------------------------------------------------------------------------------------------------------
+# strictyaml, reproduced on PyYAML
+# --------------------------------------------------------------------------------------------------------------
+
+
+class StrictYAMLError(MarkedYAMLError):
+    """A strictyaml refusal (flow style, anchor, tag, duplicate key, inconsistent indentation)."""
+
+    kind = "disallowed"
+
+
+class _FlowDisallowed(StrictYAMLError):
+    kind = "flow"
+
+
+class _AnchorDisallowed(StrictYAMLError):
+    kind = "anchor"
+
+
+class _TagDisallowed(StrictYAMLError):
+    kind = "tag"
+
+
+class _DuplicateKey(StrictYAMLError):
+    kind = "duplicate"
+
+
+class _InconsistentIndentation(StrictYAMLError):
+    kind = "indentation"
+
+
+class _TooDeep(StrictYAMLError):
+    kind = "depth"
+
+
+class _CommentToken(_tokens.Token):
+    """ruamel's round-trip scanner turns comments and blank lines into tokens; they change how far it reads ahead
+    (and so which error it meets first). The parser never sees them."""
+
+    id = "<comment>"
+
+
+_LINE_ENDS = "\0\r\n\x85\u2028\u2029"
+_POST_COMMENT_HOLDERS = (
+    _tokens.ScalarToken,
+    _tokens.ValueToken,
+    _tokens.FlowSequenceEndToken,
+    _tokens.FlowMappingEndToken,
+)
+
+
+class _StrictScanner(Scanner):
+    """ruamel's RoundTripScanner token plumbing, plus strictyaml's StrictYAMLScanner.check_token: the head token is
+    refused (flow style, anchor, tag) when the parser asks about it."""
+
+    def _line_break(self, empty_line: bool = False) -> str:
+        ch = self.peek()
+        if ch in "\r\n\x85":
+            self.forward(2 if self.prefix(2) == "\r\n" else 1)
+            return "\n"
+        if ch in "\u2028\u2029" or (empty_line and ch in "\t "):
+            self.forward()
+            return ch
+        return ""
+
+    def scan_to_next_token(self):
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        while True:
+            while self.peek() == " ":
+                self.forward()
+            if self.peek() == "#":
+                start_mark = self.get_mark()
+                ch = "#"
+                self.forward()
+                while ch not in _LINE_ENDS:
+                    ch = self.peek()
+                    if ch == "\0":
+                        break
+                    self.forward()
+                while self._line_break():
+                    pass
+                if not self.flow_level:
+                    self.allow_simple_key = True
+                return start_mark, self.get_mark()
+            if self._line_break():
+                if not self.flow_level:
+                    self.allow_simple_key = True
+                if self.peek() == "\n":  # empty lines
+                    start_mark = self.get_mark()
+                    while self._line_break(empty_line=True):
+                        pass
+                    return start_mark, self.get_mark()
+            else:
+                return None
+
+    def fetch_more_tokens(self):
+        comment = self.scan_to_next_token()
+        if comment is not None:
+            self.tokens.append(_CommentToken(*comment))
+            return None
+        return Scanner.fetch_more_tokens(self)  # its own scan_to_next_token() is now a no-op
+
+    def _gather_comments(self) -> bool:
+        """ruamel's _gather_comments. True when it ended with a simple-key check at the current position."""
+        if not self.tokens:
+            return False
+        if isinstance(self.tokens[0], _CommentToken):
+            self.tokens.pop(0)
+            self.tokens_taken += 1
+        while self.need_more_tokens():
+            self.fetch_more_tokens()
+            if not self.tokens:
+                return False
+            if isinstance(self.tokens[0], _CommentToken):
+                self.tokens_taken += 1
+                self.tokens.pop(0)
+        # ruamel: "pull in post comment on e.g. ':'" -- it always holds a second token
+        if not self.done and len(self.tokens) < 2:
+            self.fetch_more_tokens()
+            return False
+        return True
+
+    _filled: tuple[int, int, int] | None = None
+
+    def _fill(self) -> None:
+        # The parser asks about the same head token many times; with nothing read or taken since the last fill
+        # (and no comment at the head), filling again would change nothing.
+        state = (self.index, self.tokens_taken, len(self.tokens))
+        if state == self._filled and not (self.tokens and isinstance(self.tokens[0], _CommentToken)):
+            return
+        while self.need_more_tokens():
+            self.fetch_more_tokens()
+        settled = self._gather_comments()
+        self._filled = (self.index, self.tokens_taken, len(self.tokens)) if settled else None
+
+    def peek_token(self):
+        self._fill()
+        return self.tokens[0] if self.tokens else None
+
+    def get_token(self):
+        self._fill()
+        if not self.tokens:
+            return None
+        tokens = self.tokens
+        if len(tokens) > 1 and isinstance(tokens[1], _CommentToken):
+            head = tokens[0]
+            same_line = head.end_mark.line == tokens[1].start_mark.line
+            post = (isinstance(head, _POST_COMMENT_HOLDERS) and same_line) or (
+                isinstance(head, _tokens.ScalarToken) and not same_line
+            )
+            if post:
+                self.tokens_taken += 1
+                tokens.pop(1)
+                self.fetch_more_tokens()
+                while len(tokens) > 1 and isinstance(tokens[1], _CommentToken):
+                    self.tokens_taken += 1
+                    tokens.pop(1)
+                    self.fetch_more_tokens()
+        self.tokens_taken += 1
+        return tokens.pop(0)
+
+    def check_token(self, *choices):  # noqa: D401 - mirrors the scanner API
+        self._fill()
+        if self.tokens:
+            if not choices:
+                return True
+            for choice in choices:
+                if isinstance(self.tokens[0], choice):
+                    token = self.tokens[0]
+                    if isinstance(token, _tokens.TagToken):
+                        raise _TagDisallowed(
+                            "While scanning",
+                            token.end_mark,
+                            "Found disallowed tag tokens (do not specify types in markup)",
+                            token.start_mark,
+                        )
+                    if isinstance(token, (_tokens.FlowMappingStartToken, _tokens.FlowSequenceStartToken)):
+                        raise _FlowDisallowed(
+                            "While scanning",
+                            token.start_mark,
+                            "Found ugly disallowed JSONesque flow mapping "
+                            "(surround with ' and ' to make text appear literally)",
+                            token.end_mark,
+                        )
+                    if isinstance(token, _tokens.AnchorToken):
+                        raise _AnchorDisallowed(
+                            "While scanning",
+                            token.start_mark,
+                            "Found confusing disallowed anchor token "
+                            "(surround with ' and ' to make text appear literally)",
+                            token.end_mark,
+                        )
+                    return True
+        return False
+
+
+class _StrictParser(Parser):
+    """ruamel's parser where it differs from PyYAML's: YAML 1.2 unless `%YAML 1.1` (a new document may follow `...`
+    without `---`; a block mapping entry may lack its key), and the mark it gives an empty value."""
+
+    def _yaml12(self) -> bool:
+        return self.yaml_version != (1, 1)
+
+    def parse_document_end(self):
+        event = Parser.parse_document_end(self)
+        if self._yaml12():
+            self.state = self.parse_implicit_document_start
+        return event
+
+    def parse_block_mapping_key(self):
+        if not self.check_token(_tokens.KeyToken) and self._yaml12() and self.check_token(_tokens.ValueToken):
+            self.state = self.parse_block_mapping_value
+            return self.process_empty_scalar(self.peek_token().start_mark)
+        return Parser.parse_block_mapping_key(self)
+
+    def parse_block_mapping_value(self):
+        if self.check_token(_tokens.ValueToken):
+            token = self.get_token()
+            if not self.check_token(_tokens.KeyToken, _tokens.ValueToken, _tokens.BlockEndToken):
+                self.states.append(self.parse_block_mapping_key)
+                return self.parse_block_node_or_indentless_sequence()
+            self.state = self.parse_block_mapping_key
+            if not _comment_follows(token.end_mark):
+                token = self.peek_token()  # ruamel marks an empty value at the next token unless a comment sits between
+            return self.process_empty_scalar(token.end_mark)
+        return Parser.parse_block_mapping_value(self)
+
+
+def _comment_follows(mark: Any) -> bool:
+    buffer = getattr(mark, "buffer", None)
+    if not buffer:
+        return False
+    end = buffer.find("\n", mark.pointer)
+    rest = buffer[mark.pointer : end if end >= 0 else len(buffer)]
+    return rest.strip(" \t\0").startswith("#")
+
+
+def _anchor_char(ch: str) -> bool:
+    """ruamel's check_anchorname_char: any printable non-space character except flow indicators."""
+    if ch in ",[]{}":
+        return False
+    return (
+        "\x21" <= ch <= "\x7e"
+        or "\xa0" <= ch <= "\ud7ff"
+        or ("\ue000" <= ch <= "\ufffd" and ch != "\ufeff")
+        or "\U00010000" <= ch <= "\U0010ffff"
+    )
+
+
+class _RuamelScanner(_StrictScanner):
+    """Where ruamel's scanner differs from PyYAML's: anchor/alias names (YAML 1.2: `*.py` is the alias `.py`, not a
+    scanner error), and a stray `]`/`}` outside any flow collection leaves the flow level at 0."""
+
+    def fetch_flow_collection_end(self, TokenClass):
+        self.remove_possible_simple_key()
+        if self.flow_level:
+            self.flow_level -= 1
+        self.allow_simple_key = False
+        start_mark = self.get_mark()
+        self.forward()
+        self.tokens.append(TokenClass(start_mark, self.get_mark()))
+
+    def scan_anchor(self, TokenClass):
+        start_mark = self.get_mark()
+        name = "alias" if self.peek() == "*" else "anchor"
+        self.forward()
+        length = 0
+        ch = self.peek(length)
+        while _anchor_char(ch):
+            length += 1
+            ch = self.peek(length)
+        if not length:
+            raise ScannerError(
+                "while scanning an %s" % name,
+                start_mark,
+                "expected alphabetic or numeric character, but found %r" % ch,
+                self.get_mark(),
+            )
+        value = self.prefix(length)
+        self.forward(length)
+        if ch not in "\0 \t\r\n\x85\u2028\u2029?:,[]{}%@`":
+            raise ScannerError(
+                "while scanning an %s" % name,
+                start_mark,
+                "expected alphabetic or numeric character, but found %r" % ch,
+                self.get_mark(),
+            )
+        return TokenClass(value, start_mark, self.get_mark())
+
+
+class _StrictLoader(Reader, _RuamelScanner, _StrictParser, Composer, BaseResolver):
+    def __init__(self, stream: str):
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+        BaseResolver.__init__(self)
+
+
+def _mark_str(mark: Any) -> str:
+    """A mark as ruamel.yaml prints it: the snippet caret carries `(line: N)`."""
+    where = '  in "%s", line %d, column %d' % (mark.name, mark.line + 1, mark.column + 1)
+    buffer = getattr(mark, "buffer", None)
+    if buffer is None:
+        return where
+    breaks = "\0\r\n\x85\u2028\u2029"
+    pointer = mark.pointer
+    head = ""
+    start = pointer
+    max_length = 75
+    while start > 0 and buffer[start - 1] not in breaks:
+        start -= 1
+        if pointer - start > max_length / 2 - 1:
+            head = " ... "
+            start += 5
+            break
+    tail = ""
+    end = pointer
+    while end < len(buffer) and buffer[end] not in breaks:
+        end += 1
+        if end - pointer > max_length / 2 - 1:
+            tail = " ... "
+            end -= 5
+            break
+    snippet = buffer[start:end]
+    caret = "^ (line: {})".format(mark.line + 1)
+    indent = 4
+    return (
+        where
+        + ":\n"
+        + " " * indent
+        + head
+        + snippet
+        + tail
+        + "\n"
+        + " " * (indent + pointer - start + len(head))
+        + caret
+    )
+
+
+def format_yaml_error(error: BaseException) -> str:
+    """The text strictyaml's exception prints (ruamel.yaml's MarkedYAMLError.__str__)."""
+    if not isinstance(error, MarkedYAMLError):
+        return str(error)
+    lines: list[str] = []
+    if error.context is not None:
+        lines.append(error.context)
+    cm, pm = error.context_mark, error.problem_mark
+    if cm is not None and (
+        error.problem is None
+        or pm is None
+        or cm.name != pm.name
+        or cm.line != pm.line
+        or cm.column != pm.column
+    ):
+        lines.append(_mark_str(cm))
+    if error.problem is not None:
+        lines.append(error.problem.replace("hexadecimal", "hexdecimal"))  # ruamel's spelling
+    if pm is not None:
+        lines.append(_mark_str(pm))
+    if error.note:
+        lines.append(textwrap.dedent(error.note))
+    return "\n".join(lines)
+
+
+@dataclass
+class StrictDoc:
+    """The result of a strict load: `data` as strictyaml's `.data`, plus where each top-level key sits."""
+
+    data: Any
+    key_lines: dict[str, int]  # top-level key -> 0-based line in the YAML text
+
+
+_DUPLICATE_MERGE_NOTE = (
+    "\nTo suppress this check see:\n   http://yaml.readthedocs.io/en/latest/api.html#duplicate-keys\n"
+    "\nDuplicate keys will become an error in future releases, and are errors\n"
+    "by default when using the new API.\n"
+)
+
+
+def _is_merge_key(node: Any) -> bool:
+    return isinstance(node, _nodes.ScalarNode) and node.style is None and node.value == "<<"
+
+
+def _construct(node: Any, top: bool = False) -> Any:
+    """strictyaml's constructor on a composed node: strings, lists, dicts.
+
+    Follows ruamel's order: merge (`<<`) sources first, then each key and its value depth-first, the duplicate-key
+    check, then the sibling-indentation check. Merged keys follow the mapping's own keys, except in the top-level
+    mapping, where strictyaml's `.data` drops them."""
+    if isinstance(node, _nodes.ScalarNode):
+        return node.value
+    if isinstance(node, _nodes.SequenceNode):
+        return [_construct(child) for child in node.value]
+    if not isinstance(node, _nodes.MappingNode):  # pragma: no cover - PyYAML composes only three node kinds
+        return None
+    merged: list[dict[Any, Any]] = []
+    pairs = []
+    seen_merge = False
+    for key_node, value_node in node.value:
+        if not _is_merge_key(key_node):
+            pairs.append((key_node, value_node))
+            continue
+        if seen_merge:
+            raise StrictYAMLError(
+                "while constructing a mapping",
+                node.start_mark,
+                'found duplicate key "<<"',
+                key_node.start_mark,
+                _DUPLICATE_MERGE_NOTE,
+            )
+        seen_merge = True
+        if isinstance(value_node, _nodes.MappingNode):
+            merged.append(_construct(value_node))
+        elif isinstance(value_node, _nodes.SequenceNode):
+            for sub in value_node.value:
+                if not isinstance(sub, _nodes.MappingNode):
+                    raise StrictYAMLError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "expected a mapping for merging, but found %s" % sub.id,
+                        sub.start_mark,
+                    )
+                merged.append(_construct(sub))
+        else:
+            raise StrictYAMLError(
+                "while constructing a mapping",
+                node.start_mark,
+                "expected a mapping or list of mappings for merging, but found %s" % value_node.id,
+                value_node.start_mark,
+            )
+    out: dict[Any, Any] = {}
+    for key_node, value_node in pairs:
+        if isinstance(key_node, _nodes.MappingNode):
+            raise StrictYAMLError(
+                "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+            )
+        if not isinstance(key_node, _nodes.ScalarNode):
+            # strictyaml crashes (AssertionError) on a list used as a key; we report it instead.
+            raise StrictYAMLError(
+                "while constructing a mapping",
+                node.start_mark,
+                "found a list used as a mapping key",
+                key_node.start_mark,
+            )
+        key = key_node.value
+        value = _construct(value_node)
+        if key in out:
+            raise _DuplicateKey(
+                "While parsing",
+                key_node.start_mark,
+                "Duplicate key '{0}' found".format(key),
+                key_node.end_mark,
+            )
+        out[key] = value
+    previous = None
+    for child in (v for _, v in pairs if isinstance(v, _nodes.MappingNode)):
+        if previous is None:
+            previous = child.start_mark.column
+        if child.start_mark.column != previous:
+            raise _InconsistentIndentation(
+                "While parsing",
+                child.start_mark,
+                "Found mapping with indentation inconsistent with previous mapping",
+                child.end_mark,
+            )
+    if not top:
+        for source in merged:
+            for key, value in source.items():
+                out.setdefault(key, value)
+    return out
+
+
+def strict_load(text: str) -> StrictDoc:
+    """Load YAML the way `strictyaml.load(text).data` does. Raises YAMLError (StrictYAMLError for strictyaml's own
+    refusals) instead; nesting too deep for Python's stack becomes a YAMLError too (the reference would crash)."""
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        if not isinstance(node, (_nodes.MappingNode, _nodes.SequenceNode)):
+            # strictyaml: "Document is just a (string, int, etc.)" -> the whole text as a string
+            return StrictDoc(text, {})
+        data = _construct(node, top=True)
+        key_lines: dict[str, int] = {}
+        if isinstance(node, _nodes.MappingNode):
+            for key_node, _ in node.value:
+                if isinstance(key_node, _nodes.ScalarNode) and not _is_merge_key(key_node):
+                    key_lines.setdefault(key_node.value, key_node.start_mark.line)
+        return StrictDoc(data, key_lines)
+    except RecursionError:
+        raise _TooDeep(None, None, "the frontmatter nests too deeply to read", None) from None
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Reading SKILL.md (skills-ref parser.py)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Parsed:
+    metadata: dict[str, Any]
+    body: str  # parts[2].strip(), as skills-ref keeps it
+    key_lines: dict[str, int]  # top-level key -> 1-based line in SKILL.md
+    body_line: int  # 1-based line of SKILL.md where the text after the closing `---` starts
+
+
+@dataclass
+class _ParseFailure:
+    message: str
+    code: str
+    line: int | None = None
+    fix: str | None = None
+
+
+def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
+    """SKILL.md, else skill.md (skills-ref find_skill_md uses `Path.exists()`: the file system's case rules apply)."""
+    for name in SKILL_MD_NAMES:
+        path = Path(skill_dir) / name
+        try:
+            if path.exists():
+                return path
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
+    """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
+    name = Path(path).name or "SKILL.md"
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError) as exc:
+        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+    if stat.S_ISDIR(st.st_mode):
+        return None, f"Cannot read {name}: it is a directory", False
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"Cannot read {name}: not a regular file", False
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+    truncated = len(data) > MAX_BYTES
+    if truncated:
+        data = data[:MAX_BYTES]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if truncated and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
+            text = data[: exc.start].decode("utf-8", errors="replace")
+        else:
+            return None, f"Cannot read {name}: not UTF-8 text (byte {exc.start}: {exc.reason})", truncated
+    return text.replace("\r\n", "\n").replace("\r", "\n"), None, truncated
+
+
+def _os_reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _yaml_fix(error: BaseException) -> str:
+    kind = getattr(error, "kind", None)
+    problem = getattr(error, "problem", None) or ""
+    if kind == "flow":
+        return "Write lists and maps in block style (one `- item` per line), or quote the value."
+    if kind == "anchor":
+        return "Remove the `&anchor`/`*alias`; strictyaml refuses them (quote the value if it is text)."
+    if kind == "tag":
+        return "Remove the `!tag`; strictyaml refuses explicit types."
+    if kind == "duplicate":
+        return "Keep a single copy of the repeated key."
+    if kind == "indentation":
+        return "Indent sibling nested mappings by the same amount."
+    if kind == "depth":
+        return "Flatten the frontmatter."
+    if "mapping values are not allowed" in problem:
+        return 'Quote the value (e.g. description: "…: …") so the `: ` inside it is not read as a new key.'
+    return "Fix the YAML syntax at the line shown."
+
+
+def _parse(content: str) -> _Parsed | _ParseFailure:
+    """skills-ref parse_frontmatter, returning a failure (message + diagnostic details) instead of raising."""
+    if not content.startswith("---"):
+        fix = "Start the file with a `---` line, the frontmatter keys, then a closing `---` line."
+        if content.startswith("\ufeff"):
+            fix = "Remove the byte-order mark before the opening `---` (save as UTF-8 without BOM)."
+        return _ParseFailure("SKILL.md must start with YAML frontmatter (---)", "spec-no-frontmatter", 1, fix)
+    parts = content.split("---", 2)
+    if len(parts) < 3:
+        return _ParseFailure(
+            "SKILL.md frontmatter not properly closed with ---",
+            "spec-no-frontmatter",
+            1,
+            "Close the frontmatter with a `---` line (and avoid `---` inside values).",
+        )
+    frontmatter_str = parts[1]
+    body_line = content[: len(parts[0]) + 3 + len(parts[1]) + 3].count("\n") + 2
+    if len(frontmatter_str) > MAX_FRONTMATTER_CHARS:
+        return _ParseFailure(
+            f"SKILL.md frontmatter is too large to check ({len(frontmatter_str)} characters; "
+            f"skilltui parses at most {MAX_FRONTMATTER_CHARS})",
+            "spec-yaml-invalid",
+            1,
+            "Keep the frontmatter to name, description and a few short fields.",
+        )
+    try:
+        doc = strict_load(frontmatter_str)
+    except (YAMLError, MemoryError) as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        if line is None and getattr(exc, "position", None) is not None:  # ReaderError
+            line = frontmatter_str[: exc.position].count("\n") + 1
+        text = format_yaml_error(exc) if isinstance(exc, YAMLError) else "out of memory"
+        return _ParseFailure(f"Invalid YAML in frontmatter: {text}", "spec-yaml-invalid", line, _yaml_fix(exc))
+    metadata = doc.data
+    if not isinstance(metadata, dict):
+        return _ParseFailure(
+            "SKILL.md frontmatter must be a YAML mapping",
+            "spec-frontmatter-not-mapping",
+            1,
+            "Write the frontmatter as `key: value` lines.",
+        )
+    metadata = {(k if isinstance(k, str) else str(k)): v for k, v in metadata.items()}
+    if "metadata" in metadata and isinstance(metadata["metadata"], dict):
+        metadata["metadata"] = {str(k): str(v) for k, v in metadata["metadata"].items()}
+    key_lines = {k: v + 1 for k, v in doc.key_lines.items()}
+    return _Parsed(metadata, parts[2].strip(), key_lines, body_line)
+
+
+def parse_frontmatter(content: str) -> tuple[dict[str, Any], str]:
+    """skills-ref parse_frontmatter: (metadata, body) or ParseError with the reference message."""
+    result = _parse(content)
+    if isinstance(result, _ParseFailure):
+        raise ParseError(result.message)
+    return result.metadata, result.body
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Checks (skills-ref validator.py, 0.1.1)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Finding:
+    code: str
+    message: str
+    key: str | None  # frontmatter key the finding is about (for the line)
+    fix: str | None = None
+
+
+def _check_name(name: Any, dir_name: str | None) -> list[_Finding]:
+    if not name or not isinstance(name, str) or not name.strip():
+        return [
+            _Finding(
+                "spec-name-missing",
+                "Field 'name' must be a non-empty string",
+                "name",
+                "Give `name:` a value, the folder's name.",
+            )
+        ]
+    n = unicodedata.normalize("NFKC", name.strip())
+    out: list[_Finding] = []
+    if len(n) > MAX_SKILL_NAME_LENGTH:
+        out.append(
+            _Finding(
+                "spec-name-too-long",
+                f"Skill name '{n}' exceeds {MAX_SKILL_NAME_LENGTH} character limit ({len(n)} chars)",
+                "name",
+                "Shorten the name to 64 characters or fewer (and rename the folder to match).",
+            )
+        )
+    if n != n.lower():
+        out.append(
+            _Finding(
+                "spec-name-not-lowercase",
+                f"Skill name '{n}' must be lowercase",
+                "name",
+                f"Use lowercase: `name: {n.lower()}` (and rename the folder to match).",
+            )
+        )
+    if n.startswith("-") or n.endswith("-"):
+        out.append(
+            _Finding(
+                "spec-name-hyphen-edge",
+                "Skill name cannot start or end with a hyphen",
+                "name",
+                "Remove the leading/trailing hyphen from the name.",
+            )
+        )
+    if "--" in n:
+        out.append(
+            _Finding(
+                "spec-name-double-hyphen",
+                "Skill name cannot contain consecutive hyphens",
+                "name",
+                "Replace `--` with a single hyphen.",
+            )
+        )
+    if not all(c.isalnum() or c == "-" for c in n):
+        suggestion = re.sub(r"-{2,}", "-", "".join(c if c.isalnum() else "-" for c in n.lower())).strip("-")
+        out.append(
+            _Finding(
+                "spec-name-invalid-chars",
+                f"Skill name '{n}' contains invalid characters. Only letters, digits, and hyphens are allowed.",
+                "name",
+                f"Use only letters, digits and hyphens (e.g. `{suggestion}`)." if suggestion else
+                "Use only letters, digits and hyphens.",
+            )
+        )
+    if dir_name is not None and unicodedata.normalize("NFKC", dir_name) != n:
+        out.append(
+            _Finding(
+                "spec-name-dir-mismatch",
+                f"Directory name '{dir_name}' must match skill name '{n}'",
+                "name",
+                f"Rename the folder to `{n}`, or set `name: {dir_name}`.",
+            )
+        )
+    return out
+
+
+def _check_metadata(metadata: dict[str, Any], dir_name: str | None) -> list[_Finding]:
+    out: list[_Finding] = []
+    extra = set(metadata) - ALLOWED_FIELDS
+    if extra:
+        out.append(
+            _Finding(
+                "spec-unexpected-field",
+                f"Unexpected fields in frontmatter: {', '.join(sorted(extra))}. "
+                f"Only {sorted(ALLOWED_FIELDS)} are allowed.",
+                next(k for k in metadata if k in extra),
+                "Keep them if a runtime uses them (the spec does not define them); "
+                "put other custom data under `metadata:` to pass `agentskills validate`.",
+            )
+        )
+    if "name" not in metadata:
+        out.append(
+            _Finding(
+                "spec-name-missing",
+                "Missing required field in frontmatter: name",
+                None,
+                "Add `name: <folder-name>` to the frontmatter.",
+            )
+        )
+    else:
+        out.extend(_check_name(metadata["name"], dir_name))
+    if "description" not in metadata:
+        out.append(
+            _Finding(
+                "spec-description-missing",
+                "Missing required field in frontmatter: description",
+                None,
+                "Add `description:` saying what the skill does and when to use it.",
+            )
+        )
+    else:
+        description = metadata["description"]
+        if not description or not isinstance(description, str) or not description.strip():
+            out.append(
+                _Finding(
+                    "spec-description-missing",
+                    "Field 'description' must be a non-empty string",
+                    "description",
+                    "Write what the skill does and when to use it as the `description:` text.",
+                )
+            )
+        elif len(description) > MAX_DESCRIPTION_LENGTH:
+            out.append(
+                _Finding(
+                    "spec-description-too-long",
+                    f"Description exceeds {MAX_DESCRIPTION_LENGTH} character limit ({len(description)} chars)",
+                    "description",
+                    "Shorten the description to 1024 characters or fewer; move detail into the body.",
+                )
+            )
+    if "compatibility" in metadata:
+        compatibility = metadata["compatibility"]
+        if not isinstance(compatibility, str):
+            out.append(
+                _Finding(
+                    "spec-compatibility-not-string",
+                    "Field 'compatibility' must be a string",
+                    "compatibility",
+                    "Write `compatibility` as one line of text.",
+                )
+            )
+        elif len(compatibility) > MAX_COMPATIBILITY_LENGTH:
+            out.append(
+                _Finding(
+                    "spec-compatibility-too-long",
+                    f"Compatibility exceeds {MAX_COMPATIBILITY_LENGTH} character limit ({len(compatibility)} chars)",
+                    "compatibility",
+                    "Shorten `compatibility` to 500 characters or fewer.",
+                )
+            )
+    return out
+
+
+def validate_metadata(metadata: dict[str, Any], skill_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """skills-ref validate_metadata: the error messages for parsed frontmatter."""
+    dir_name = Path(skill_dir).name if skill_dir is not None else None
+    return [f.message for f in _check_metadata(metadata, dir_name)]
+
+
+def _skill_dir_of(path: Path) -> Path:
+    """A path to SKILL.md/skill.md stands for its folder (the CLI's _is_skill_md_file)."""
+    try:
+        if path.name.lower() == "skill.md" and path.is_file():
+            return path.parent
+    except (OSError, ValueError):
+        pass
+    return path
+
+
+def _validate_at(display: Path, fs_path: Path) -> list[str]:
+    """skills-ref validate(): messages name `display` (the path as given); the file system is read at `fs_path`."""
+    try:
+        exists = fs_path.exists()
+        is_dir = fs_path.is_dir()
+    except (OSError, ValueError):
+        exists, is_dir = False, False
+    if not exists:
+        return [f"Path does not exist: {display}"]
+    if not is_dir:
+        return [f"Not a directory: {display}"]
+    skill_md = find_skill_md(fs_path)
+    if skill_md is None:
+        return ["Missing required file: SKILL.md"]
+    content, error, _ = read_skill_md(skill_md)
+    if content is None:
+        return [error or "Cannot read SKILL.md"]
+    result = _parse(content)
+    if isinstance(result, _ParseFailure):
+        return [result.message]
+    return [f.message for f in _check_metadata(result.metadata, display.name)]
+
+
+def validate(skill_dir_or_file: str | os.PathLike[str]) -> list[str]:
+    """The `agentskills validate` error messages, in order; [] when the skill is valid."""
+    path = _skill_dir_of(Path(skill_dir_or_file))
+    return _validate_at(path, path)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# read-properties / to-prompt
+# --------------------------------------------------------------------------------------------------------------
+
+
+def read_properties(skill_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """skills-ref read_properties(...).to_dict(): no name-vs-folder check. Raises SkillError with the message."""
+    skill_dir = Path(skill_dir)
+    skill_md = find_skill_md(skill_dir)
+    if skill_md is None:
+        raise ParseError(f"SKILL.md not found in {skill_dir}")
+    content, error, _ = read_skill_md(skill_md)
+    if content is None:
+        raise ParseError(error or "Cannot read SKILL.md")
+    metadata, _ = parse_frontmatter(content)
+    if "name" not in metadata:
+        raise ValidationError("Missing required field in frontmatter: name")
+    if "description" not in metadata:
+        raise ValidationError("Missing required field in frontmatter: description")
+    name, description = metadata["name"], metadata["description"]
+    if not isinstance(name, str) or not name.strip():
+        raise ValidationError("Field 'name' must be a non-empty string")
+    if not isinstance(description, str) or not description.strip():
+        raise ValidationError("Field 'description' must be a non-empty string")
+    out: dict[str, Any] = {"name": name.strip(), "description": description.strip()}
+    for key in ("license", "compatibility", "allowed-tools"):
+        if metadata.get(key) is not None:
+            out[key] = metadata[key]
+    if metadata.get("metadata"):
+        out["metadata"] = metadata["metadata"]
+    return out
+
+
+def to_prompt(skill_dirs: Iterable[str | os.PathLike[str]]) -> str:
+    """skills-ref to_prompt: every tag and value on its own line, values HTML-escaped, absolute locations."""
+    dirs = list(skill_dirs)
+    if not dirs:
+        return "<available_skills>\n</available_skills>"
+    lines = ["<available_skills>"]
+    for raw in dirs:
+        try:
+            skill_dir = Path(raw).resolve()
+        except (OSError, RuntimeError) as exc:
+            raise SkillError(f"Failed to resolve skill directory {Path(raw).name}: {_os_reason(exc)}") from None
+        props = read_properties(skill_dir)
+        location = find_skill_md(skill_dir)
+        lines += ["<skill>", "<name>", html.escape(props["name"]), "</name>"]
+        lines += ["<description>", html.escape(props["description"]), "</description>"]
+        lines += ["<location>", html.escape(str(location)), "</location>", "</skill>"]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The `agentskills` command line (click 8 layout), for golden comparisons
+# --------------------------------------------------------------------------------------------------------------
+
+_USAGE = {
+    "validate": "Usage: agentskills validate [OPTIONS] SKILL_PATH",
+    "read-properties": "Usage: agentskills read-properties [OPTIONS] SKILL_PATH",
+    "to-prompt": "Usage: agentskills to-prompt [OPTIONS] SKILL_PATHS...",
+}
+
+
+def _usage_error(command: str, message: str) -> tuple[int, str, str]:
+    return 2, "", f"{_USAGE[command]}\nTry 'agentskills {command} --help' for help.\n\nError: {message}\n"
+
+
+def _fs(cwd: str, arg: str) -> Path:
+    return Path(os.path.join(cwd, arg))
+
+
+def _click_path(command: str, param: str, arg: str, cwd: str) -> tuple[int, str, str] | None:
+    try:
+        ok = arg != "" and os.path.exists(os.path.join(cwd, arg))
+    except (OSError, ValueError):
+        ok = False
+    if ok:
+        return None
+    return _usage_error(command, f"Invalid value for '{param}': Path {arg!r} does not exist.")
+
+
+def _as_skill_dir(arg: str, cwd: str) -> tuple[Path, Path]:
+    """(path as given, path on disk), with a SKILL.md argument replaced by its folder."""
+    display, fs_path = Path(arg), _fs(cwd, arg)
+    try:
+        if display.name.lower() == "skill.md" and fs_path.is_file():
+            return display.parent, fs_path.parent
+    except (OSError, ValueError):
+        pass
+    return display, fs_path
+
+
+def validate_cli_output(arg: str, cwd: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `agentskills validate <arg>` run in `cwd`."""
+    return run_cli(["validate", arg], cwd)
+
+
+def run_cli(args: list[str], cwd: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `agentskills <args>` run in `cwd`.
+
+    Covers validate, read-properties, to-prompt and --version, with click's usage errors (exit 2)."""
+    if not args or args[0] in ("--help", "-h"):
+        return 0, "Usage: agentskills [OPTIONS] COMMAND [ARGS]...\n\n  Reference library for Agent Skills.\n", ""
+    if args[0] == "--version":
+        return 0, f"agentskills, version {VERSION}\n", ""
+    command, rest = args[0], list(args[1:])
+    if command not in _USAGE:
+        return (
+            2,
+            "",
+            "Usage: agentskills [OPTIONS] COMMAND [ARGS]...\nTry 'agentskills --help' for help.\n\n"
+            f"Error: No such command '{command}'.\n",
+        )
+    if command == "to-prompt":
+        if not rest:
+            return _usage_error(command, "Missing argument 'SKILL_PATHS...'.")
+        for arg in rest:
+            failure = _click_path(command, "SKILL_PATHS...", arg, cwd)
+            if failure:
+                return failure
+        try:
+            out = to_prompt([_as_skill_dir(arg, cwd)[1] for arg in rest])
+        except SkillError as exc:
+            return 1, "", f"Error: {exc}\n"
+        return 0, out + "\n", ""
+    if len(rest) != 1:
+        if not rest:
+            return _usage_error(command, "Missing argument 'SKILL_PATH'.")
+        return _usage_error(command, f"Got unexpected extra argument ({rest[1]})")
+    arg = rest[0]
+    failure = _click_path(command, "SKILL_PATH", arg, cwd)
+    if failure:
+        return failure
+    display, fs_path = _as_skill_dir(arg, cwd)
+    if command == "read-properties":
+        try:
+            props = read_properties(fs_path)
+        except SkillError as exc:
+            message = str(exc)
+            if message.startswith("SKILL.md not found in "):
+                message = f"SKILL.md not found in {display}"
+            return 1, "", f"Error: {message}\n"
+        return 0, json.dumps(props, indent=2) + "\n", ""
+    errors = _validate_at(display, fs_path)
+    if errors:
+        return 1, "", f"Validation failed for {display}:\n" + "".join(f"  - {e}\n" for e in errors)
+    return 0, f"Valid skill: {display}\n", ""
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Diagnostics (spec/agent-skills.md §3)
+# --------------------------------------------------------------------------------------------------------------
+
+CODES = {
+    "spec-missing-skill-md": "warning",
+    "spec-skill-md-lowercase": "info",
+    "spec-skill-md-unreadable": "warning",
+    "spec-no-frontmatter": "warning",
+    "spec-yaml-invalid": "warning",
+    "spec-frontmatter-not-mapping": "warning",
+    "spec-unexpected-field": "info",
+    "spec-name-missing": "warning",
+    "spec-name-too-long": "warning",
+    "spec-name-not-lowercase": "warning",
+    "spec-name-hyphen-edge": "warning",
+    "spec-name-double-hyphen": "warning",
+    "spec-name-invalid-chars": "warning",
+    "spec-name-dir-mismatch": "warning",
+    "spec-description-missing": "warning",
+    "spec-description-too-long": "warning",
+    "spec-compatibility-not-string": "warning",
+    "spec-compatibility-too-long": "warning",
+    "spec-body-too-long": "info",
+}
+
+
+def _list_names(folder: Path) -> set[str] | None:
+    try:
+        return set(os.listdir(folder))
+    except (OSError, ValueError):
+        return None
+
+
+def check(skill_dir: str | os.PathLike[str], runtime: str | None = None) -> list[Diagnostic]:
+    """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref."""
+
+    def diag(code: str, path: Path | str, message: str, line: int | None = None, fix: str | None = None) -> Diagnostic:
+        return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
+
+    folder = Path(os.path.abspath(_skill_dir_of(Path(skill_dir))))
+    try:
+        exists, is_dir = folder.exists(), folder.is_dir()
+    except (OSError, ValueError):
+        exists, is_dir = False, False
+    if not exists or not is_dir:
+        message = f"Path does not exist: {folder}" if not exists else f"Not a directory: {folder}"
+        return [diag("spec-missing-skill-md", folder, message, fix="Point at a skill folder holding SKILL.md.")]
+
+    out: list[Diagnostic] = []
+    names = _list_names(folder)
+    if names is not None:
+        if "SKILL.md" in names:
+            skill_md: Path | None = folder / "SKILL.md"
+        elif "skill.md" in names:
+            skill_md = folder / "skill.md"
+            out.append(
+                diag(
+                    "spec-skill-md-lowercase",
+                    skill_md,
+                    "Only skill.md exists: valid for the Agent Skills spec, but Claude Code and Codex ignore it",
+                    fix="Rename skill.md to SKILL.md.",
+                )
+            )
+        else:
+            skill_md = None
+    else:
+        skill_md = find_skill_md(folder)
+    if skill_md is None:
+        out.append(
+            diag(
+                "spec-missing-skill-md",
+                folder,
+                "Missing required file: SKILL.md",
+                fix="Add a SKILL.md with `name` and `description` frontmatter, or remove the folder.",
+            )
+        )
+        return out
+
+    content, error, truncated = read_skill_md(skill_md)
+    if content is None:
+        fix = "Save SKILL.md as UTF-8 text." if "UTF-8" in (error or "") else "Make SKILL.md a readable file."
+        out.append(diag("spec-skill-md-unreadable", skill_md, error or "Cannot read SKILL.md", fix=fix))
+        return out
+    result = _parse(content)
+    fix_long = "Move detail into files under references/ and link them from SKILL.md."
+    if isinstance(result, _ParseFailure):
+        out.append(diag(result.code, skill_md, result.message, line=result.line, fix=result.fix))
+    else:
+        for finding in _check_metadata(result.metadata, folder.name):
+            line = result.key_lines.get(finding.key) if finding.key else None
+            out.append(diag(finding.code, skill_md, finding.message, line=line, fix=finding.fix))
+        body_lines = len(result.body.split("\n")) if result.body else 0
+        if body_lines > MAX_BODY_LINES and not truncated:
+            out.append(
+                diag(
+                    "spec-body-too-long",
+                    skill_md,
+                    f"SKILL.md body has {body_lines} lines; the spec asks for under {MAX_BODY_LINES}",
+                    line=result.body_line,
+                    fix=fix_long,
+                )
+            )
+    if truncated:
+        out.append(
+            diag(
+                "spec-body-too-long",
+                skill_md,
+                f"SKILL.md is larger than {MAX_BYTES} bytes (only the first {MAX_BYTES} were read); "
+                f"the spec asks for a body under {MAX_BODY_LINES} lines",
+                fix=fix_long,
+            )
+        )
+    return out
