@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 from skilltui import __version__
 
@@ -22,8 +21,8 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     d = {"default": argparse.SUPPRESS} if suppress else {}
     parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
     parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
-    parser.add_argument("--runtime", choices=RUNTIME_CHOICES + (("all",) if False else ()),
-                        help="whose discovery rules to apply (default claude)", **d)
+    parser.add_argument("--runtime", choices=RUNTIME_CHOICES,
+                        help="whose discovery rules to apply (default claude; `all` for show and doctor)", **d)
     parser.add_argument("--managed-dir", help="Claude Code managed (policy) directory", **d)
     parser.add_argument("--add-dir", action="append", help="an additional directory, as Claude Code's --add-dir", **d)
     parser.add_argument("--settings", help="flag settings: a JSON object or a file path, as Claude Code's --settings", **d)

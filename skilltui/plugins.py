@@ -209,6 +209,11 @@ def _plugin_diagnostics(plugin: Plugin, settings: Settings, records, diags: list
         diags.append(Diagnostic("info", "plugin-ineffective-disable", settings.paths.scope_file("user"),
                                 f'"{plugin.id}" is disabled in user settings but {plugin.decided_by} settings enable it ({where})',
                                 fix=f"skilltui plugin disable {plugin.id} --scope {plugin.decided_by}"))
+    if not plugin.enabled and plugin.decided_by != "managed" and not any("version list" in n for n in plugin.notes):
+        diags.append(Diagnostic("info", "plugin-disabled", where,
+                                f'"{plugin.id}" is installed but not enabled'
+                                + (f" ({plugin.decided_by} settings say false)" if where else " (no settings file mentions it)"),
+                                fix=f"skilltui plugin enable {plugin.id}"))
     if plugin.decided_by == "managed" and settings.decide(plugin.id).value is False:
         diags.append(Diagnostic("info", "plugin-managed-off", where,
                                 f'managed settings turn "{plugin.id}" off; no lower scope can enable it'))

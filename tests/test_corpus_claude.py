@@ -102,3 +102,16 @@ def test_doctor_on_corpus(corpus_catalog):
     counts = doctor.counts(diags)
     assert counts.get("doctor-check-failed", 0) == 0
     assert counts["claude-frontmatter-retried"] + counts.get("claude-frontmatter-invalid", 0) >= 28
+
+
+def test_doctor_counts_match_stats(corpus_tree, tmp_path):
+    """STATS.md: 213 dangling SKILL.md links, all in one folder; mounted as a skills root each is one finding."""
+    proj = tmp_path / "proj"
+    (proj / ".claude").mkdir(parents=True)
+    (proj / ".git").mkdir()
+    (proj / ".claude" / "skills").symlink_to(corpus_tree / "alirezarezvani__claude-skills" / ".gemini" / "skills")
+    home = tmp_path / "home"
+    home.mkdir()
+    opts = Options(cwd=str(proj), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
+    counts = doctor.counts(doctor.run(opts, ("claude",)))
+    assert counts["claude-link-broken"] == 213

@@ -260,7 +260,12 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
         try:
             st = os.stat(path)
         except OSError:
-            _explain_missing(scan, e.path)
+            if os.path.islink(path):
+                scan.diag("warning", "claude-link-broken", path,
+                          f"SKILL.md is a link to {os.readlink(path)!r}, which does not resolve; the skill is not loaded",
+                          fix="Point the link at an existing SKILL.md or remove the folder")
+            else:
+                _explain_missing(scan, e.path)
             continue
         if st.st_size > MAX_SKILL_BYTES:
             scan.diag("warning", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
