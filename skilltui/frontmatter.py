@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from skilltui import yaml_fast
 from skilltui.model import Frontmatter
 
 try:  # the C parser is ~10x faster on big trees; the resolvers below stay in Python either way
@@ -128,38 +129,20 @@ def _expanded_size(node, memo: dict[int, int], depth: int = 0) -> int:
     return total
 
 
-# The common frontmatter: top-level `key: plain value` lines only. Parsed directly (PyYAML's Python constructor is
-# most of discovery's time); anything else, however slightly unusual, goes to the full parser.
-_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\t]*?))? *")
 _SCALAR_TYPES = [(re.compile(r), tag) for tag, r, _ in _RESOLVERS]
 
 
 def _plain_scalar(value: str) -> Any:
+    """A plain scalar typed by the YAML 1.2 core schema, as the full parser would."""
     for regexp, tag in _SCALAR_TYPES:
         if regexp.match(value):
-            node = yaml.ScalarNode(tag, value)
-            return _Yaml12Loader.yaml_constructors[tag](_CONSTRUCTOR, node)
+            return _Yaml12Loader.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value))
     return value
-
-
-def _simple_mapping(text: str) -> dict[str, Any] | None:
-    out: dict[str, Any] = {}
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        m = _SIMPLE_LINE.fullmatch(line)
-        if m is None or m.group(1) in out or not line.isprintable():
-            return None
-        value = m.group(2)
-        if value is not None and (": " in value or " #" in value or value.endswith(":")):
-            return None
-        out[m.group(1)] = None if value is None else _plain_scalar(value)
-    return out or None
 
 
 def load_yaml12(text: str) -> Any:
     """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure."""
-    simple = _simple_mapping(text)
+    simple = yaml_fast.simple_mapping(text, _plain_scalar)
     return simple if simple is not None else load_yaml12_full(text)
 
 

@@ -170,12 +170,13 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
         out.message, out.failure_code = f"{out.path}: skillOverrides is not an object; not written", "settings_file_invalid"
         return out
     out.message = f"Set skill {name} to {value} (scope: {target})"
-    for src in settings.sources:
-        if src.scope != target and src.scope not in RANK or (src.scope in RANK and RANK[src.scope] > RANK[target]):
-            other = src.data.get("skillOverrides")
-            if isinstance(other, dict) and name in other and other[name] != value:
-                out.warnings.append(f"{src.path or '--settings'} ({src.scope}) sets {name} to {other[name]} and still decides")
-                break
+    for src in settings.sources:  # highest first: a source above the target that sets the name still decides
+        if src.scope == target:
+            break
+        other = src.data.get("skillOverrides")
+        if isinstance(other, dict) and name in other and other[name] != value:
+            out.warnings.append(f"{src.path or '--settings'} ({src.scope} scope) sets {name} to {other[name]} and still decides")
+            break
     return out
 
 
