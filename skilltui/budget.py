@@ -108,9 +108,19 @@ def other_runtime(catalog: Catalog, *, context_window=None, model=None) -> Promp
         if model and not context_window:
             raise ValueError("--model is a Claude model id; give Codex a --context-window")
         return PromptView(catalog, build_prompt(catalog, context_window))
-    from skilltui.runtimes import runtime_module
+    from skilltui.runtimes import omp
 
-    render = getattr(runtime_module(catalog.runtime), "render_prompt", None)
-    if render is None:
-        raise ValueError(f"no prompt simulation for {catalog.runtime}")
-    return PromptView(catalog, render(catalog))
+    return PromptView(catalog, OmpPrompt(catalog, omp.system_prompt(catalog)))
+
+
+@dataclass
+class OmpPrompt:
+    """oh-my-pi lists every skill in full and has no budget: the text is the whole story."""
+
+    catalog: Catalog
+    text: str
+
+    def to_json(self) -> dict:
+        rules = self.catalog.extra.get("omp_rules", "18")
+        return {"rules": rules, "budget": None, "over_budget": False, "text": self.text,
+                "entries": [{"name": s.name, "source": s.source, "state": "full"} for s in self.catalog.listed()]}
