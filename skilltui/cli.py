@@ -107,8 +107,13 @@ def options_from(args: argparse.Namespace, runtime: str | None = None):
                    omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
 
 
-def _emit_json(data) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+def _emit_json(data, indent: int | None = 2) -> None:
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, stay valid JSON
+        text = json.dumps(data, ensure_ascii=True, indent=indent)
+    sys.stdout.write(text + "\n")
 
 
 def _find_skill(catalog, name: str):
@@ -193,10 +198,11 @@ def cmd_resolve(args, opts) -> int:
     from skilltui import preview
     from skilltui.refs import SkillUrlError
     from skilltui.runtimes import discover
+    from skilltui.text import safe
 
     catalog = discover(opts)
     try:
-        print(preview.resolve_url(catalog, args.url))
+        print(safe(preview.resolve_url(catalog, args.url)))
     except SkillUrlError as exc:
         raise CliError(str(exc).replace("\n", " — ")) from None
     return EXIT_OK
@@ -230,7 +236,7 @@ def _toggle(outcome, args) -> int:
 
     toggle.apply(outcome)
     if args.json:
-        sys.stdout.write(json.dumps(outcome.to_json(), ensure_ascii=False) + "\n")
+        _emit_json(outcome.to_json(), indent=None)
     elif outcome.ok:
         print(outcome.message)
         if outcome.change:
@@ -303,6 +309,9 @@ COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a non-UTF-8 file name must not end the program
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     argv = list(sys.argv[1:] if argv is None else argv)
     # `--runtime all` is accepted by `show` and `doctor` only; argparse sees a normal runtime.
     runtime_all = False

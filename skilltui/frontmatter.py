@@ -148,21 +148,43 @@ def _plain_scalar(value: str) -> Any:
     return value
 
 
-def load_yaml12(text: str) -> Any:
-    """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure."""
+def load_yaml12(text: str, defuse: bool = False) -> Any:
+    """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure.
+
+    Aliases that expand past MAX_YAML_NODES are refused, unless `defuse`: then the document loads as a JavaScript
+    parser loads it (aliases are shared references, nothing explodes) and each oversized value is replaced by a small
+    one of the same type, so that nothing downstream can expand it.
+    """
     simple = yaml_fast.simple_mapping(text, _plain_scalar)
-    return simple if simple is not None else load_yaml12_full(text)
+    return simple if simple is not None else load_yaml12_full(text, defuse)
 
 
-def load_yaml12_full(text: str) -> Any:
+_TOO_BIG = f"(YAML aliases expand past {MAX_YAML_NODES} nodes)"
+
+
+def _defused(value: Any, node, memo: dict[int, int]) -> Any:
+    if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
+        return {k: (_defused(v, vn, memo) if _expanded_size(vn, memo) <= MAX_YAML_NODES else _small(v))
+                for (kn, vn), (k, v) in zip(node.value, value.items())}
+    return value if _expanded_size(node, memo) <= MAX_YAML_NODES else _small(value)
+
+
+def _small(value: Any) -> Any:
+    return [_TOO_BIG] if isinstance(value, list) else {"…": _TOO_BIG} if isinstance(value, dict) else _TOO_BIG
+
+
+def load_yaml12_full(text: str, defuse: bool = False) -> Any:
     """The full parser behind `load_yaml12` (no fast path)."""
     loader = _Yaml12Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        if "*" in text and _expanded_size(node, {}) > MAX_YAML_NODES:
-            raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
+        memo: dict[int, int] = {}
+        if "*" in text and _expanded_size(node, memo) > MAX_YAML_NODES:
+            if not defuse:
+                raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
+            return _defused(loader.construct_document(node), node, memo)
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -250,7 +272,7 @@ def parse_claude(text: str) -> Frontmatter:
         fm.status, fm.error, fm.error_line = "invalid", "CRLF line endings in the frontmatter block", block_line + 1
         return fm
     try:
-        data = load_yaml12(block)
+        data = load_yaml12(block, defuse=True)  # Bun keeps aliases as shared references
         fm.status = "ok"
     except YamlError as first:
         try:

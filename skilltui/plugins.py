@@ -126,6 +126,10 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     if error:
         diags.append(Diagnostic("error", "plugin-file-unreadable", installed_path, f"installed_plugins.json {error}",
                                 fix="Reinstall the plugins or repair this file"))
+    if installed is not None and not (isinstance(installed, dict) and isinstance(installed.get("plugins"), dict)):
+        diags.append(Diagnostic("error", "plugin-file-unreadable", installed_path,
+                                'installed_plugins.json is not an object with a "plugins" map; no plugin can load',
+                                fix="Reinstall the plugins or repair this file"))
     records = _records(installed)
     known = _known_marketplaces(settings, diags)
     managed_off = {
@@ -301,38 +305,41 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     return items
 
 
-def walk_commands(top: str, prefix: str = "", visited: set[str] | None = None) -> list[Item]:
+def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = None) -> list[Item]:
     """Every `*.md` below a commands root (links followed, hidden folders included, loops skipped, §2.2).
 
     Names join sub-folders with `:`; a folder holding SKILL.md (any case) is one entry named by its folder.
+    Iterative, so a tree thousands of levels deep cannot exhaust the stack.
     """
     items: list[Item] = []
-    visited = set() if visited is None else visited
-
-    def walk(d: str, parts: list[str]) -> None:
+    visited: set[str] = set()
+    stack: list[tuple[str, list[str]]] = [(top, [])]
+    while stack and len(items) < MAX_COMMAND_FILES:
+        d, parts = stack.pop()
         try:
             real = os.path.realpath(d)
-        except OSError:
-            return
-        if real in visited or len(items) >= MAX_COMMAND_FILES or len(parts) > 64:
-            return
-        visited.add(real)
-        try:
+            if real in visited:
+                continue
+            visited.add(real)
             with os.scandir(d) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return
-        for e in entries:
-            if e.name.lower() == "skill.md" and parts and _is_file(e):
-                items.append(Item("command", prefix + ":".join(parts), e.path, top, d))
-                return
+        except (OSError, ValueError) as exc:
+            if diags is not None and not isinstance(exc, FileNotFoundError):
+                diags.append(Diagnostic("warning", "claude-dir-unreadable", d,
+                                        f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
+                                        fix="Give your user read and execute permission on the folder"))
+            continue
+        skill_md = next((e for e in entries if e.name.lower() == "skill.md" and parts and _is_file(e)), None)
+        if skill_md is not None:
+            items.append(Item("command", prefix + ":".join(parts), skill_md.path, top, d))
+            continue
+        subdirs = []
         for e in entries:
             if _is_dir(e):
-                walk(e.path, parts + [e.name])
+                subdirs.append((e.path, parts + [e.name]))
             elif e.name.endswith(".md") and _is_file(e):
                 items.append(Item("command", prefix + ":".join(parts + [e.name[:-3]]), e.path, top, d))
-
-    walk(top, [])
+        stack.extend(reversed(subdirs))  # depth first, in name order
     return items
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,8 +102,11 @@ def paths_for(opts: Options) -> Paths:
 def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[Any, str | None, bool]:
     """(value, error, exists). Never raises: a problem comes back as an error text."""
     try:
-        if os.path.isdir(path):
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
             return None, "is a directory, not a file", True
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            return None, "is not a regular file", True
         with open(path, "rb") as fh:
             raw = fh.read(cap + 1)
     except FileNotFoundError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import os
 import re
 import unicodedata
@@ -15,6 +16,7 @@ from skilltui.model import (
     CONDITIONAL, DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Catalog, Diagnostic, Options, Skill,
 )
 from skilltui.settings import Paths, Settings, load_settings, paths_for
+from skilltui.listing import DEFAULT_CAP, entry_text
 from skilltui.shipped import SHIPPED
 from skilltui.text import collation_key, utf16_len
 
@@ -27,6 +29,11 @@ RESERVED_DIR = "synced"
 
 
 # ---------------------------------------------------------------- names and labels (§4)
+def fs_name(name: str) -> str:
+    """A folder or file name as Node reads it: bytes that are not UTF-8 become U+FFFD (Python keeps surrogates)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if not name.isascii() else name
+
+
 def _bad_char(ch: str) -> bool:
     cp = ord(ch)
     if cp <= 0x1F or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029) or ch in "<>":
@@ -71,20 +78,47 @@ def label_for(skill: Skill, names: set[str]) -> str:
 
 
 # ---------------------------------------------------------------- frontmatter fields (§5.2, §5.3)
+def js_number(value: float) -> str:
+    """JavaScript Number.prototype.toString: shortest round-trip digits, exponent form outside [1e-7, 1e21)."""
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits, _, exp = repr(abs(value)).replace(".0e", "e").partition("e")
+    if "." in digits:
+        whole, frac = digits.split(".")
+        frac = frac.rstrip("0")
+    else:
+        whole, frac = digits, ""
+    e10 = int(exp or 0)
+    sig = (whole + frac).lstrip("0")
+    n = len(whole) + e10 - (len(whole + frac) - len((whole + frac).lstrip("0")))  # decimal point position after sig[0..n)
+    sig = sig.rstrip("0") or "0"
+    k = len(sig)
+    if k <= n <= 21:
+        return sign + sig + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + sig[:n] + "." + sig[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + sig
+    e = n - 1
+    mantissa = sig[0] + ("." + sig[1:] if k > 1 else "")
+    return f"{sign}{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
 def js_string(value) -> str | None:
-    """JavaScript String(value) for the YAML types we meet; None for null."""
+    """JavaScript String(value) for the YAML types we meet (a JS parser reads every number as a double)."""
     if value is None:
         return None
     if value is True or value is False:
         return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if abs(value) < 2**53 else js_number(float(value))
     if isinstance(value, float):
-        if value != value:
-            return "NaN"
-        if value in (float("inf"), float("-inf")):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        return repr(value)
+        return js_number(value)
     if isinstance(value, list):
         return ",".join("" if v is None else (js_string(v) or "") for v in value)
     if isinstance(value, dict):
@@ -118,25 +152,32 @@ def first_body_line(body: str) -> str | None:
 
 
 def _utf16_prefix(s: str, units: int) -> str:
-    out, n = [], 0
-    for ch in s:
-        n += 2 if ord(ch) > 0xFFFF else 1
-        if n > units:
-            break
-        out.append(ch)
-    return "".join(out)
+    """JavaScript `s.slice(0, units)`: a cut surrogate pair leaves its lone high half (sanitising turns it to a space)."""
+    return s.encode("utf-16-le", "surrogatepass")[: 2 * units].decode("utf-16-le", "surrogatepass")
+
+
+MAX_PATTERNS = 1000
 
 
 def expand_braces(pattern: str) -> list[str]:
-    start = pattern.find("{")
-    end = pattern.find("}", start + 1)
-    if start < 0 or end < 0:
-        return [pattern]
-    head, body, tail = pattern[:start], pattern[start + 1 : end], pattern[end + 1 :]
-    out: list[str] = []
-    for alt in body.split(","):
-        out.extend(expand_braces(head + alt + tail))
-    return out[:1000]
+    """`a{b,c}d` → `abd`, `acd`; bounded, so `{a,b}` repeated forty times stays cheap."""
+    out = [pattern]
+    while True:
+        grown, changed = [], False
+        for p in out:
+            start = p.find("{")
+            end = p.find("}", start + 1)
+            if start < 0 or end < 0:
+                grown.append(p)
+                continue
+            changed = True
+            head, body, tail = p[:start], p[start + 1 : end], p[end + 1 :]
+            grown.extend(head + alt + tail for alt in body.split(","))
+            if len(grown) >= MAX_PATTERNS:
+                break
+        out = grown[:MAX_PATTERNS]
+        if not changed:
+            return out
 
 
 def split_paths(value) -> list[str]:
@@ -285,8 +326,12 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
             continue
         try:
             st = os.stat(path)
-        except OSError:
-            if os.path.islink(path):
+        except OSError as exc:
+            if isinstance(exc, PermissionError):
+                scan.diag("warning", "claude-dir-unreadable", e.path,
+                          f"cannot read this skill folder: {exc.strerror or exc}; the skill is not loaded",
+                          fix="Give your user read and execute permission on the folder")
+            elif os.path.islink(path):
                 scan.diag("warning", "claude-link-broken", path,
                           f"SKILL.md is a link to {os.readlink(path)!r}, which does not resolve; the skill is not loaded",
                           fix="Point the link at an existing SKILL.md or remove the folder")
@@ -297,7 +342,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
             scan.diag("warning", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
                       fix="Move detail into referenced files")
             continue
-        found.append(Skill(name=e.name, source=source, path=path, root=root, skill_dir=e.path))
+        found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
     found.sort(key=lambda s: collation_key(s.name))
     return found
 
@@ -384,8 +429,8 @@ def _discover(opts: Options) -> Catalog:
     command_roots += [os.path.join(d, ".claude", "commands") for d in walk + add_dirs]
     legacy: list[Skill] = []
     for root in command_roots:
-        for item in plugin_mod.walk_commands(root):
-            legacy.append(Skill(name=item.name, source="legacy-command", path=item.path, root=root,
+        for item in plugin_mod.walk_commands(root, diags=scan.diags):
+            legacy.append(Skill(name=fs_name(item.name), source="legacy-command", path=item.path, root=root,
                                 skill_dir=item.skill_dir, kind="command"))
     legacy.sort(key=lambda s: collation_key(s.name))
     groups.append(legacy)
@@ -423,11 +468,12 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
     commands, skills, disabled = [], [], []
     for p in ranked:
         diags: list[Diagnostic] = []
-        items = plugin_mod.command_items(p, diags) + sorted(plugin_mod.skill_items(p, diags), key=lambda i: collation_key(i.name))
+        by_name = lambda i: collation_key(i.name)  # noqa: E731 - ICU order within a plugin
+        items = sorted(plugin_mod.command_items(p, diags), key=by_name) + sorted(plugin_mod.skill_items(p, diags), key=by_name)
         scan.diags.extend(diags)
         for item in items:
             source = "plugin-command" if item.kind == "command" else "plugin"
-            s = Skill(name=item.name, source=source, path=item.path, root=item.root, plugin=p.id, kind=item.kind,
+            s = Skill(name=fs_name(item.name), source=source, path=item.path, root=item.root, plugin=p.id, kind=item.kind,
                       skill_dir=item.skill_dir)
             if item.named_by_frontmatter:
                 s.extra["named_by_frontmatter"] = True
@@ -498,6 +544,8 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
     overrides = settings.merged_map("skillOverrides")
+    cap = settings.value("skillListingMaxDescChars")
+    cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
     names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)}
     position = 0
     for s in ordered:
@@ -519,6 +567,10 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
         if s.source in ("plugin", "plugin-command") and s.display_name and not s.extra.get("named_by_frontmatter"):
             s.display_name = f"{s.plugin.split('@')[0]}:{s.display_name}"
         s.label = label_for(s, names) if s.override != "name-only" else s.name
+        if not s.extra.get("shipped") and s.override != "name-only" and entry_text(s, cap)[1]:
+            scan.diag("info", "claude-description-capped", s.path,
+                      f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
+                      fix="Shorten the description; move detail into the body")
         if s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped"):
             if not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1]):
                 scan.diag("info", "claude-display-name-unused", s.path,
