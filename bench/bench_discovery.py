@@ -1,0 +1,385 @@
+"""Discovery, first paint, listing recompute, preview and memory on a big generated tree, against the targets of issue 8.
+
+Run: python bench/bench_discovery.py [--skills 5000 --plugins 50 --runs 5 --dir DIR --keep]
+(not a test; prints medians and the machine they were measured on). The tree comes from bench/gen_tree.py; the two
+preview files are the corpus's median-size SKILL.md and its largest (292 KB), copied in as project skills when the
+corpus is present (--corpus), else a generated median skill and a generated 292 KB one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import copy
+import io
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_tree import generate  # noqa: E402
+from skilltui.model import Options  # noqa: E402
+from skilltui.runtimes import discover  # noqa: E402
+
+CORPUS = "/work/shared/corpus"
+LARGEST = "github__awesome-copilot/skills/quality-playbook/SKILL.md"
+
+
+def options(root: str) -> Options:
+    home = os.path.join(root, "home")
+    return Options(cwd=os.path.join(root, "project"), home=home, managed_dir=os.path.join(root, "managed"),
+                   env={"HOME": home})
+
+
+def median_ms(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+# ---------------------------------------------------------------- the tree, plus the two preview files
+def add_preview_skills(project: str, corpus: str) -> dict[str, str]:
+    """Copy the median-size and the largest corpus SKILL.md into <project>/.claude/skills; {label: path}."""
+    out = {}
+    found = sorted((p.stat().st_size, str(p)) for p in Path(corpus).rglob("SKILL.md")) if os.path.isdir(corpus) else []
+    if found:
+        sources = {"median": found[(len(found) - 1) // 2][1], "largest": os.path.join(corpus, LARGEST)}
+    else:  # no corpus here: a generated median skill and a 292 KB one made of generated sections
+        src = sorted(Path(project).parent.rglob("SKILL.md"), key=lambda p: p.stat().st_size)
+        parts = [src[len(src) // 2].read_text()]
+        for p in src:
+            if sum(map(len, parts)) >= 292_000:
+                break
+            parts.append(p.read_text().split("---", 2)[-1])  # bodies only: one frontmatter on top
+        Path(project, "big.md").write_text("\n".join(parts)[:292_000])
+        sources = {"median": str(src[len(src) // 2]), "largest": os.path.join(project, "big.md")}
+    for label, src in sources.items():
+        dest = os.path.join(project, ".claude", "skills", f"bench-{label}", "SKILL.md")
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(src, dest)
+        out[label] = dest
+    return out
+
+
+# ---------------------------------------------------------------- (a) discovery against the raw-read floor
+def floor_reader(catalog):
+    """A plain os.scandir of each skills root and a read of exactly the files discovery read; no parsing."""
+    roots = list(dict.fromkeys(s.root for s in catalog.skills if s.kind == "skill" and s.path))
+    commands = [s.path for s in catalog.skills if s.kind == "command" and s.path]
+
+    def read_all() -> int:
+        n = 0
+        for root in roots:
+            with os.scandir(root) as it:
+                for e in it:
+                    if e.is_dir():
+                        try:
+                            with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
+                                fh.read()
+                            n += 1
+                        except OSError:
+                            pass
+        for path in commands:
+            with open(path, "rb") as fh:
+                fh.read()
+            n += 1
+        return n
+
+    return read_all
+
+
+def bench_discovery(opts: Options, runs: int):
+    catalog = discover(opts)  # warm-up: imports, page cache
+    read_all = floor_reader(catalog)
+    files = read_all()
+    expected = sum(1 for s in catalog.skills if s.path)
+    wall: dict[str, list[float]] = {"floor": [], "discovery": []}
+    cpu: dict[str, list[float]] = {"floor": [], "discovery": []}
+    for _ in range(runs):  # interleaved, so both see the same machine load
+        for key, fn in (("floor", read_all), ("discovery", lambda: discover(opts))):
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            wall[key].append(time.perf_counter() - t0)
+            cpu[key].append(time.process_time() - c0)
+    (f, d), (fc, dc) = ([statistics.median(m[k]) * 1000 for k in ("floor", "discovery")] for m in (wall, cpu))
+    print(f"(a) discovery: {d:.0f} ms; raw-read floor {f:.0f} ms ({files} files, catalog has {expected} with a path); "
+          f"ratio {d / f:.2f}x   target <= 1.5x: {verdict(d / f <= 1.5)}")
+    print(f"    CPU time (steadier on a busy machine): discovery {dc:.0f} ms, floor {fc:.0f} ms, ratio {dc / fc:.2f}x")
+    try:
+        from skilltui.tui import data
+
+        load = median_ms(lambda: data.load(opts), max(1, runs // 2))
+        print(f"    the TUI's whole load (tui.data.load: discovery, listing rows, watch signature): {load:.0f} ms")
+    except Exception as exc:  # noqa: BLE001 - the TUI is optional here
+        print(f"    tui.data.load not measured: {exc.__class__.__name__}: {exc}")
+    return catalog
+
+
+# ---------------------------------------------------------------- (b, d) the TUI
+def tui_app_class():
+    try:
+        from textual.app import App
+
+        from skilltui.tui import app as app_mod
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{exc.__class__.__name__}: {exc}"
+    for name in ("SkilltuiApp", "SkillTUI", "SkillsApp"):
+        cls = getattr(app_mod, name, None)
+        if isinstance(cls, type) and issubclass(cls, App):
+            return cls, None
+    return None, "no App subclass found in skilltui.tui.app"
+
+
+def make_app(cls, opts: Options):
+    try:
+        return cls(copy.copy(opts), poll=False)
+    except TypeError:
+        return cls(copy.copy(opts))
+
+
+async def wait_for(check, timeout: float = 60.0) -> bool:
+    end = time.perf_counter() + timeout
+    while time.perf_counter() < end:
+        if check():
+            return True
+        await asyncio.sleep(0.002)
+    return False
+
+
+def table_rows(app) -> int:
+    from textual.widgets import DataTable
+
+    return max((t.row_count for t in app.screen.query(DataTable)), default=0)
+
+
+def preview_ready(app, body_start: str) -> bool:
+    """The preview screen is current and shows this skill's Markdown with its first blocks mounted."""
+    from textual.widgets import Markdown
+
+    screen = app.screen
+    if "preview" not in type(screen).__name__.lower():
+        return False
+    return any(md.children and body_start in getattr(md, "source", "")[:4000] for md in screen.query(Markdown))
+
+
+def idle(app) -> bool:
+    """No worker running (discovery, diagnostics): a preview is then measured on its own."""
+    return not any(w.is_running for w in app.workers)
+
+
+def first_body_line(path: str) -> str:
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    body = text.split("\n---", 1)[-1] if text.startswith("---") else text
+    return next((line.strip() for line in body.split("\n")[1:] if line.strip()), "")[:40]
+
+
+async def tui_run(cls, opts: Options, previews: dict[str, str] | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    app = make_app(cls, opts)
+    async with app.run_test(size=(160, 48)) as pilot:
+        from textual.widgets import DataTable
+
+        await wait_for(lambda: bool(app.screen.query(DataTable)))
+        out["first paint"] = time.perf_counter() - t0
+        await wait_for(lambda: table_rows(app) > 0)
+        out["table filled"] = time.perf_counter() - t0
+        for label, path in (previews or {}).items():
+            skill = next((s for s in app.catalog.skills if s.path == path), None) if app.catalog else None
+            if skill is None or not hasattr(app, "open_preview"):
+                continue
+            start = first_body_line(path)
+            await wait_for(lambda: idle(app), timeout=120)
+            await pilot.pause()
+            t1 = time.perf_counter()
+            app.open_preview(skill)
+            if await wait_for(lambda: preview_ready(app, start), timeout=10):
+                await pilot.pause()  # the refresh that puts it on screen
+                out[f"preview {label}"] = time.perf_counter() - t1
+            if hasattr(app, "action_back"):
+                app.action_back()
+            await wait_for(lambda: "preview" not in type(app.screen).__name__.lower(), timeout=5)
+    return out
+
+
+tui_preview_lines: list[str] = []  # (d) figures measured in the TUI, printed with the engine's
+
+
+def bench_tui(opts: Options, runs: int, previews: dict[str, str]) -> None:
+    cls, why = tui_app_class()
+    if cls is None:
+        print(f"(b) first paint: skipped, the TUI is not importable yet ({why})")
+        tui_preview_lines[:] = ["(d) preview in the TUI: skipped (the TUI is not importable)"]
+        return
+    results = []
+    for i in range(runs + 1):  # the first run warms up imports and CSS
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                r = asyncio.run(tui_run(cls, opts, previews))
+        except Exception as exc:  # noqa: BLE001 - a TUI bug must not stop the other figures
+            print(f"    TUI run failed: {exc.__class__.__name__}: {str(exc)[:160]}")
+            continue
+        if i:
+            results.append(r)
+    if not results:
+        return
+    keys = dict.fromkeys(k for r in results for k in r)
+    med = {k: statistics.median(r[k] for r in results if k in r) * 1000 for k in keys}
+    tui_preview_lines.clear()
+    if "first paint" in med:
+        print(f"(b) first paint (App() to first screen with its table mounted): {med['first paint']:.0f} ms   "
+              f"target <= 500 ms: {verdict(med['first paint'] <= 500)}")
+        print(f"    table filled (rows of the generated tree on screen): {med.get('table filled', float('nan')):.0f} ms")
+    for label, target in (("median", 100), ("largest", 300)):
+        key = f"preview {label}"
+        if key in med:
+            tui_preview_lines.append(f"(d) preview in the TUI, {label}: {med[key]:.0f} ms from selection to its first "
+                                     f"screen   target <= {target} ms: {verdict(med[key] <= target)}")
+        else:
+            tui_preview_lines.append(f"(d) preview in the TUI, {label}: not measured (no preview screen reached its "
+                                     "first screen)")
+
+
+# ---------------------------------------------------------------- (c) listing recompute
+def bench_listing(catalog) -> None:
+    from skilltui import listing
+    from skilltui.budget import prepared_for
+
+    for n in (1000, None):
+        sub = copy.copy(catalog)
+        sub.skills = catalog.listed()[:n] if n else catalog.skills
+        t0 = time.perf_counter()
+        prepared = prepared_for(sub)
+        first = (time.perf_counter() - t0) * 1000
+        times = []
+        for w in range(100_000, 2_000_000, 9_500):
+            budget = listing.resolve_budget(env={}, context_window=w).budget
+            t0 = time.perf_counter()
+            result = listing.simulate_prepared(prepared, budget)
+            result.entries, result.text  # what a view reads
+            times.append(time.perf_counter() - t0)
+        med = statistics.median(times) * 1000
+        label = f"{len(prepared.entries):,} entries"
+        target = f"   target < 5 ms: {verdict(med < 5)}" if n else "   (the whole tree, for reference)"
+        print(f"(c) listing recompute for a new window, {label}: {med:.2f} ms (median of {len(times)}; "
+              f"prepare once {first:.0f} ms){target}")
+
+
+# ---------------------------------------------------------------- (d) preview, the engine part
+def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
+    from skilltui.preview import skill_details
+
+    for label, target in (("median", 100), ("largest", 300)):
+        skill = next((s for s in catalog.skills if s.path == previews.get(label)), None)
+        if skill is None:
+            print(f"(d) preview engine, {label}: skipped (the skill is not in the catalog)")
+            continue
+        ms = median_ms(lambda: skill_details(catalog, skill), runs)
+        size = os.path.getsize(skill.path)
+        print(f"(d) preview engine (preview.skill_details), {label} {size / 1024:.0f} KB: {ms:.1f} ms   "
+              f"(part of the {target} ms target)")
+    for line in tui_preview_lines:
+        print(line)
+
+
+# ---------------------------------------------------------------- (e) peak memory of fresh processes
+def child(kind: str, root: str) -> None:
+    opts = options(root)
+    if kind == "discover":
+        discover(opts)
+    elif kind == "tui":
+        cls, why = tui_app_class()
+        if cls is None:
+            print("skip", why)
+            return
+        asyncio.run(tui_run(cls, opts, None))
+    print(peak_mb())
+
+
+def peak_mb() -> float:
+    """Peak resident memory of this process in MB. Linux keeps ru_maxrss across exec (a child would report its
+    parent's peak), so VmHWM, which starts afresh with the new program, is read when there is one."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024  # bytes on macOS, KB elsewhere
+
+
+def bench_memory(root: str) -> None:
+    for kind, what in (("none", "Python + skilltui imports only"), ("discover", "discovery of the tree"),
+                       ("tui", "the TUI up to a filled table")):
+        proc = subprocess.run([sys.executable, __file__, "--child", kind, root], capture_output=True, text=True)
+        line = (proc.stdout.strip().splitlines() or [""])[-1]
+        if proc.returncode or line.startswith("skip") or not line:
+            why = line or (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            print(f"(e) peak memory, {what}: not measured ({why[:120]})")
+            continue
+        mb = float(line)
+        target = f"   target < 120 MB: {verdict(mb < 120)}" if kind != "none" else "   (baseline)"
+        print(f"(e) peak memory (peak RSS of a fresh process), {what}: {mb:.0f} MB{target}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--skills", type=int, default=5000)
+    ap.add_argument("--plugins", type=int, default=50)
+    ap.add_argument("--per-plugin", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--dir", help="generate the tree here (default: a temporary folder)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated tree")
+    ap.add_argument("--corpus", default=CORPUS)
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        return child(*a.child)
+
+    root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
+    try:
+        t0 = time.perf_counter()
+        marker = os.path.join(root, "bench-tree.json")
+        wanted = json.dumps({"skills": a.skills, "plugins": a.plugins, "per_plugin": a.per_plugin})
+        if os.path.exists(marker) and Path(marker).read_text() == wanted:
+            print(f"reusing the tree in {root} (same options and seed: the same tree)")
+        elif os.path.exists(root) and os.listdir(root):
+            sys.exit(f"{root} is not empty and holds no tree made with these options; choose another --dir")
+        else:
+            generate(root, a.skills, a.plugins, a.per_plugin)
+            Path(marker).write_text(wanted)
+        previews = add_preview_skills(os.path.join(root, "project"), a.corpus)
+        print(f"machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+              f"Python {platform.python_version()}")
+        print(f"tree: {a.skills} user skills + {a.plugins} plugins x {a.per_plugin} skills + 2 preview skills in {root} "
+              f"(generated in {time.perf_counter() - t0:.0f} s); medians of {a.runs} runs, warm page cache")
+        opts = options(root)
+        catalog = bench_discovery(opts, a.runs)
+        bench_tui(opts, a.runs, previews)
+        bench_listing(catalog)
+        bench_preview_engine(catalog, previews, a.runs)
+        bench_memory(root)
+    finally:
+        if not a.keep and not a.dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""The skilltui app: five screens over one catalog, discovery in a worker, and a poll that refreshes on disk changes.
+
+State flows down: the app holds the `Loaded` discovery result (`state`), the diagnostics, and the selected skill;
+each screen watches what it shows. Actions flow up: screens call the app's actions (open a preview, open a file,
+toggle a plugin), so every action exists once and the footer, the command palette and the help screen name it.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import os
+import time
+
+from textual import events, work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.worker import get_current_worker
+
+from skilltui.model import Diagnostic, Options, Skill
+from skilltui.tui import data
+from skilltui.tui.commands import SkilltuiCommands
+from skilltui.tui.screens.budget import BudgetScreen
+from skilltui.tui.screens.doctor import DoctorScreen
+from skilltui.tui.screens.fileview import FileScreen
+from skilltui.tui.screens.help import HelpScreen
+from skilltui.tui.screens.plugins import PluginsScreen
+from skilltui.tui.screens.preview import PreviewScreen
+from skilltui.tui.screens.skills import SkillsScreen
+from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+from skilltui.tui.widgets.topbar import SCREENS
+
+POLL_SECONDS = 2.0
+IDLE_SECONDS = 5.0
+_GO = Binding.Group("Screens", compact=True)
+
+
+class SkilltuiApp(App[int]):
+    """Which skills your coding agent sees, from where, and why."""
+
+    TITLE = "skilltui"
+    CSS_PATH = "app.tcss"
+    MODES = {"skills": SkillsScreen, "preview": PreviewScreen, "budget": BudgetScreen, "plugins": PluginsScreen,
+             "doctor": DoctorScreen}
+    DEFAULT_MODE = "skills"
+    COMMANDS = App.COMMANDS | {SkilltuiCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        *(Binding(str(i), f"screen('{mode}')", title, group=_GO, id=f"screen.{mode}", tooltip=f"Show the {title} screen")
+          for i, (mode, title) in enumerate(SCREENS, 1)),
+        Binding("r", "cycle_runtime", "Runtime", id="runtime.next", tooltip="Discover again with the next runtime"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="reload", tooltip="Discover again now"),
+        Binding("question_mark", "help", "Help", key_display="?", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    state: reactive[data.Loaded | None] = reactive(None, always_update=True, init=False)
+    diagnostics: reactive[list[Diagnostic] | None] = reactive(None, always_update=True, init=False)
+    selected: reactive[Skill | None] = reactive(None, always_update=True, init=False)
+    busy: reactive[str] = reactive("")  # what the app is doing, shown in the top bar; "" when idle
+    budget_chars: reactive[int | None] = reactive(None, init=False)  # the budget screen's current budget
+
+    def __init__(self, opts: Options, *, poll: bool = True) -> None:
+        super().__init__()
+        self.opts = opts
+        self.poll = poll
+        self.runtimes = data.available_runtimes()
+        self._previous_mode = "skills"
+        self._selected_key: tuple | None = None
+        self._before_write: tuple[data.Loaded, int] | None = None  # to report a toggle's effect once rediscovered
+        self.load_error: str | None = None
+        self._frozen = False
+        self._warmed = False
+        self._last_input = time.monotonic()
+
+    # ------------------------------------------------------------ lifecycle
+    def on_mount(self) -> None:
+        self.load()
+        if self.poll:
+            self.set_interval(POLL_SECONDS, self.check_files, name="watch-files")
+        self.set_interval(IDLE_SECONDS, self._collect_when_idle, name="collect-when-idle")
+
+    @work(thread=True, exclusive=True, group="discover", name="discover", description="discover")
+    def load(self) -> None:
+        """Discovery off the UI thread; the screens show a loading state until it posts its result."""
+        opts = self.opts
+        self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
+        try:
+            loaded = data.load(opts)
+        except Exception as exc:  # never a traceback: say what failed, keep the last good state
+            self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
+            return
+        if get_current_worker().is_cancelled:
+            return
+        self.call_from_thread(self._loaded, loaded)
+        diags = data.diagnostics(opts, loaded.catalog)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._diagnosed, loaded, diags)
+
+    def _load_failed(self, message: str) -> None:
+        self.load_error = message
+        self.busy = ""
+        self.notify(message, title="Discovery failed", severity="error", markup=False)
+        if self.state is None:
+            self.diagnostics = []
+
+    def _loaded(self, loaded: data.Loaded) -> None:
+        self.busy = ""
+        self.load_error = None
+        self.state = loaded
+        if self._selected_key is not None:
+            self.selected = data.find_skill(loaded.catalog, self._selected_key)
+        if self.diagnostics is None:
+            self.diagnostics = list(loaded.catalog.diagnostics)
+        if self._before_write is not None:
+            before, chars = self._before_write
+            self._before_write = None
+            self._report_effect(before, loaded, chars)
+        self.freeze_long_lived()
+        if not self._warmed:
+            self._warmed = True
+            self.call_after_refresh(self._warm_markdown)
+
+    async def _warm_markdown(self) -> None:
+        """Mount (hidden) and drop one small Markdown document, so the first preview does not pay for loading the
+        Markdown widgets' styles (a few hundred milliseconds, once per process)."""
+        from skilltui.tui.widgets.markdown import WARM_SAMPLE, SafeMarkdown
+
+        warm = SafeMarkdown(WARM_SAMPLE, classes="warm-up")
+        try:
+            await self.screen.mount(warm)
+            await warm.update(WARM_SAMPLE)
+        finally:
+            await warm.remove()
+
+    # ------------------------------------------------------------ garbage collection off the hot path
+    # A catalog and five screens are many thousands of long-lived objects; a full collection walks them all (0.1 s
+    # on the demo, about a second on the corpus), and when it lands on a keystroke or on opening a preview, the app
+    # stalls. So long-lived objects are frozen (never walked) after a discovery and before a preview opens, and
+    # garbage is collected for real only once the user has been idle for a few seconds.
+    def freeze_long_lived(self) -> None:
+        """Called when many objects were just made to last: a catalog, its diagnostics, a full table, a screen."""
+        gc.freeze()
+        self._frozen = True
+
+    def _collect_when_idle(self) -> None:
+        if self._frozen and time.monotonic() - self._last_input > IDLE_SECONDS and not self.busy:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()  # what survived is long-lived
+            self._frozen = False
+
+    async def on_event(self, event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def _report_effect(self, before: data.Loaded, after: data.Loaded, chars: int) -> None:
+        from skilltui import listing
+
+        if before.prepared is None or after.prepared is None:
+            return
+        effect = data.compare(listing.simulate_prepared(before.prepared, chars),
+                              listing.simulate_prepared(after.prepared, chars))
+        self.notify("Listing: " + data.effect_text(effect), title="After the write", timeout=8, markup=False)
+
+    def _diagnosed(self, loaded: data.Loaded, diags: list[Diagnostic]) -> None:
+        if self.state is loaded:
+            self.diagnostics = diags
+            self.freeze_long_lived()
+
+    def check_files(self) -> None:
+        if self.state is not None and not self.busy:
+            self._poll(self.state)
+
+    @work(thread=True, exclusive=True, group="poll", name="poll", description="stat watched files")
+    def _poll(self, loaded: data.Loaded) -> None:
+        paths = data.watch_paths(loaded.catalog, loaded.claude)
+        if data.signature(paths) != loaded.signature:
+            self.call_from_thread(self._changed_on_disk, loaded)
+
+    def _changed_on_disk(self, loaded: data.Loaded) -> None:
+        if self.state is loaded and not self.busy:
+            self.notify("Files changed on disk; discovering again.", timeout=2)
+            self.load()
+
+    # ------------------------------------------------------------ shared state
+    def select(self, skill: Skill | None) -> None:
+        self._selected_key = data.skill_key(skill) if skill else None
+        self.selected = skill
+
+    @property
+    def catalog(self):
+        return self.state.catalog if self.state else None
+
+    def current_budget(self) -> int | None:
+        if self.budget_chars is not None:
+            return self.budget_chars
+        state = self.state
+        if state is None or state.claude is None:
+            return None
+        from skilltui import budget
+
+        try:
+            return budget.params_for(state.claude, state.opts).budget
+        except Exception:
+            return None
+
+    # ------------------------------------------------------------ actions
+    def action_screen(self, mode: str) -> None:
+        if mode == self.current_mode:
+            return
+        if mode == "preview" and self.selected is None:
+            screen = self.screen
+            pick = getattr(screen, "highlighted_skill", None)
+            skill = pick() if callable(pick) else None
+            if skill is not None:
+                self.select(skill)
+        self._previous_mode = self.current_mode
+        self.freeze_long_lived()
+        self.switch_mode(mode)
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        else:
+            self.switch_mode(self._previous_mode if self._previous_mode != self.current_mode else "skills")
+
+    def open_preview(self, skill: Skill) -> None:
+        self.freeze_long_lived()
+        self.select(skill)
+        if self.current_mode != "preview":
+            self._previous_mode = self.current_mode
+            self.switch_mode("preview")
+
+    def open_file(self, path: str, *, line: int | None = None, title: str | None = None) -> None:
+        self.push_screen(FileScreen(path, line=line, title=title))
+
+    def open_diagnostic(self, diag: Diagnostic) -> None:
+        """A diagnostic opens its skill's preview when it names one, else the file itself."""
+        catalog = self.catalog
+        skill = data.skill_at_path(catalog, diag.path) if catalog else None
+        if skill is not None:
+            self.open_preview(skill)
+        elif diag.path and os.path.isfile(diag.path):
+            self.open_file(diag.path, line=diag.line)
+        else:
+            self.notify("This diagnostic names no file that can be opened.", severity="warning", markup=False)
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_runtime(self, runtime: str) -> None:
+        if runtime == self.opts.runtime or runtime not in {k for k, _ in self.runtimes}:
+            return
+        self.opts = data.with_runtime(self.opts, runtime)
+        self.state = None
+        self.diagnostics = None
+        self.load()
+
+    def action_cycle_runtime(self) -> None:
+        keys = [k for k, _ in self.runtimes]
+        if len(keys) < 2:
+            self.notify("Only Claude Code's rules are available in this version.", markup=False)
+            return
+        i = keys.index(self.opts.runtime) if self.opts.runtime in keys else -1
+        self.action_runtime(keys[(i + 1) % len(keys)])
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def request_toggle(self, request: ToggleRequest) -> None:
+        """Ask for the scope, show the change, write it on confirmation, then discover again."""
+        if self.state is None or self.state.claude is None:
+            self.notify("Still discovering; try again in a moment.", markup=False)
+            return
+        self.push_screen(ToggleScreen(request, self.state, self.current_budget()), self._toggled)
+
+    def _toggled(self, outcome) -> None:
+        if outcome is None:
+            return
+        if outcome.ok:
+            self.notify(outcome.message, title="Written", markup=False)
+        else:
+            self.notify(outcome.message, title="Not written", severity="error", markup=False)
+        for warning in outcome.warnings:
+            self.notify(warning, title="Still decided elsewhere", severity="warning", timeout=10, markup=False)
+        chars = self.current_budget()
+        if outcome.ok and self.state is not None and chars is not None:
+            self._before_write = (self.state, chars)
+        self.load()
+
+
+def run_app(opts: Options) -> int:
+    """The entry point the CLI calls when no command is given."""
+    app = SkilltuiApp(copy.copy(opts))
+    app.run()
+    return app.return_code or 0

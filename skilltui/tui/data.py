@@ -1,0 +1,363 @@
+"""The TUI's thin adapters over the engine. No Textual here: everything below is plain Python the tests can call.
+
+Nothing in this module decides what a runtime does; it only gathers what the engine computes into the shape the
+screens read (one `Loaded` per discovery run), watches files for changes, and asks the engine "what if".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import copy
+import importlib
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilltui import budget, listing
+from skilltui.model import Catalog, Diagnostic, Options, Skill
+from skilltui.runtimes import RUNTIMES
+
+RUNTIME_LABELS = {"claude": "Claude Code", "codex": "Codex CLI", "omp": "oh-my-pi"}
+
+
+def available_runtimes() -> list[tuple[str, str]]:
+    """(key, "Label VERSION") for every runtime whose module imports and offers `discover`."""
+    out = []
+    for key, module_name in RUNTIMES.items():
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:  # a runtime still being written must not break the app
+            continue
+        if callable(getattr(module, "discover", None)):
+            out.append((key, f"{RUNTIME_LABELS.get(key, key)} {getattr(module, 'VERSION', '')}".strip()))
+    return out
+
+
+def runtime_label(catalog: Catalog) -> str:
+    return f"{RUNTIME_LABELS.get(catalog.runtime, catalog.runtime)} {catalog.runtime_version}"
+
+
+def with_runtime(opts: Options, runtime: str) -> Options:
+    other = copy.copy(opts)
+    other.runtime = runtime
+    return other
+
+
+@dataclass
+class Loaded:
+    """One discovery run, and what every screen reads from it."""
+
+    opts: Options
+    catalog: Catalog
+    claude: Catalog | None  # Claude Code's catalog (plugins, budget); the same object when runtime is claude
+    prepared: listing.Prepared | None  # Claude Code's listing rows, computed once (budget screen, descriptions)
+    seconds: float
+    signature: tuple = ()
+    model_text: dict[int, str] = field(default_factory=dict)  # id(skill) -> its listing text as the model sees it
+    error: str | None = None  # a Claude catalog that could not be prepared, said once
+
+    def text_for(self, skill: Skill) -> str:
+        return self.model_text.get(id(skill), "")
+
+
+def discover(opts: Options) -> Catalog:
+    from skilltui.runtimes import runtime_module
+
+    return runtime_module(opts.runtime).discover(opts)
+
+
+def load(opts: Options) -> Loaded:
+    """Everything a screen shows, computed off the UI thread: the catalog of the chosen runtime, Claude Code's
+    catalog for plugins and the budget, and the listing rows."""
+    start = time.perf_counter()
+    catalog = discover(opts)
+    claude = catalog if opts.runtime == "claude" else _try(lambda: discover(with_runtime(opts, "claude")))
+    prepared, error = None, None
+    if claude is not None:
+        try:
+            prepared = budget.prepared_for(claude)
+        except Exception as exc:  # a version without listing data: say so on the budget screen
+            error = f"{exc.__class__.__name__}: {exc}"
+    loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error)
+    loaded.model_text = model_texts(catalog, prepared)
+    loaded.signature = signature(watch_paths(catalog, claude))
+    warm_markdown()
+    return loaded
+
+
+_WARM = False
+
+
+def warm_markdown() -> None:
+    """Build and run the Markdown parser once, off the UI thread, so the first preview does not pay for it
+    (markdown-it compiles its rules on first use: about 0.2 s)."""
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
+    try:
+        from markdown_it import MarkdownIt
+
+        MarkdownIt("gfm-like").parse(
+            "# a\n\nb *c* `d` [e](f) https://g.example/h?i=j, www.example.org, example.com, mail a@b.io, "
+            "see docs/README.md and quality/EXPLORATION.md.\n\n> k\n\n| h |\n|---|\n| i |\n\n- j\n1. l\n\n"
+            "```\nk\n```\n\n---\n")
+    except Exception:
+        pass
+
+
+def _try(fn):
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int, str]:
+    """The description each skill contributes, as the model receives it, from the engine's own prompt builders:
+    Claude Code's prepared listing rows, Codex's prompt entries, oh-my-pi's prompt entries. A skill no builder
+    covers (not listed, or a runtime without one) shows its description as discovered."""
+    from skilltui.text import safe
+
+    shipped = f"(text shipped inside {RUNTIME_LABELS.get(catalog.runtime, catalog.runtime)})"
+    by_name: dict[str, str] = {}
+    by_path: dict[str, str | None] = {}
+    try:
+        if catalog.runtime == "claude" and prepared is not None:
+            for e in prepared.entries:
+                prefix = f"- {e.label}: "
+                if e.full_row is None:
+                    by_name[e.name] = shipped
+                else:
+                    by_name[e.name] = e.full_row[len(prefix):] if e.full_row.startswith(prefix) else e.full_row
+        elif catalog.runtime == "codex" and catalog.extra.get("prompt") is not None:
+            for e in catalog.extra["prompt"].entries:
+                by_path[e.path] = e.description
+        elif catalog.runtime == "omp":
+            from skilltui.runtimes import omp
+
+            by_name.update(omp.prompt_entries(catalog))
+    except Exception:  # a runtime still being written: fall back to the plain descriptions
+        by_name, by_path = {}, {}
+    out: dict[int, str] = {}
+    for s in catalog.skills:
+        listed = s.status == "listed"
+        if listed and s.name in by_name:
+            out[id(s)] = by_name[s.name]
+        elif listed and s.path in by_path:
+            text = by_path[s.path]
+            out[id(s)] = shipped if text is None else text
+        elif s.extra.get("shipped") and not s.description:
+            out[id(s)] = shipped
+        else:
+            text = s.description or ""
+            if s.when_to_use:
+                text += " - " + s.when_to_use
+            out[id(s)] = safe(text)
+    return out
+
+
+def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
+    """`skilltui.doctor.run` when the engine has it, else the catalog's own diagnostics."""
+    try:
+        doctor = importlib.import_module("skilltui.doctor")
+    except ImportError:
+        return list(catalog.diagnostics)
+    try:
+        return list(doctor.run(opts, (opts.runtime,)))
+    except Exception:
+        return list(catalog.diagnostics)
+
+
+# ---------------------------------------------------------------- watching files (Textual timers poll these)
+
+
+def watch_paths(*catalogs: Catalog | None) -> list[str]:
+    """Files and folders whose change means the catalog may be stale: settings files of every scope, plugin records,
+    every skill root, skill folder and entry file, and the project folders where a skills root could appear."""
+    seen: dict[str, None] = {}
+
+    def add(p: str | None) -> None:
+        if p:
+            seen.setdefault(p, None)
+
+    for catalog in catalogs:
+        if catalog is None:
+            continue
+        settings = catalog.settings
+        for src in getattr(settings, "sources", None) or ():
+            add(getattr(src, "path", None))
+        paths = getattr(settings, "paths", None)
+        if paths is not None:
+            plugins_dir = getattr(paths, "plugins_dir", None)
+            if plugins_dir:
+                add(os.path.join(plugins_dir, "installed_plugins.json"))
+                add(os.path.join(plugins_dir, "known_marketplaces.json"))
+            add(getattr(paths, "config_dir", None))
+            config = getattr(paths, "config_dir", None)
+            if config:
+                add(os.path.join(config, "skills"))
+                add(os.path.join(config, "commands"))
+        for d in catalog.extra.get("project_dirs", []) or []:
+            add(os.path.join(d, ".claude"))
+            add(os.path.join(d, ".claude", "skills"))
+            add(os.path.join(d, ".claude", "commands"))
+        for s in catalog.skills:
+            add(s.path)
+            add(s.root)
+            add(s.skill_dir)
+        for p in catalog.plugins:
+            add(p.install_path)
+    return list(seen)
+
+
+def signature(paths: list[str]) -> tuple:
+    """(mtime, size) of each path, None when it is missing: cheap stat calls, compared between polls."""
+    out = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out.append((st.st_mtime_ns, st.st_size))
+        except (OSError, ValueError):
+            out.append(None)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- lookups
+
+
+def skill_key(skill: Skill) -> tuple:
+    return (skill.path, skill.name, skill.source, skill.plugin)
+
+
+def find_skill(catalog: Catalog, key: tuple | None) -> Skill | None:
+    if key is None:
+        return None
+    for s in catalog.skills:
+        if skill_key(s) == key:
+            return s
+    path = key[0]
+    return next((s for s in catalog.skills if path and s.path == path), None)
+
+
+def skill_at_path(catalog: Catalog, path: str | None) -> Skill | None:
+    """The skill whose entry file is `path` (the listed copy first)."""
+    if not path:
+        return None
+    norm = os.path.normpath(path)
+    matches = [s for s in catalog.skills if s.path and os.path.normpath(s.path) == norm]
+    listed = [s for s in matches if s.status == "listed"]
+    return (listed or matches or [None])[0]
+
+
+def short_path(path: str | None, catalog: Catalog | None, *, from_cwd: bool = True) -> str:
+    """A path shown relative to the project folder (`.`), the git root (by its name) or home (`~`) when it is under
+    one of them; display only."""
+    if not path:
+        return ""
+    if catalog is None:
+        return path
+    paths = getattr(catalog.settings, "paths", None)
+    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
+    git_root = git_root if isinstance(git_root, str) else None
+    bases = [(catalog.cwd, ".")] if from_cwd else []
+    if git_root:
+        bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))
+    bases.append((catalog.home, "~"))
+    for base, label in bases:
+        try:
+            if base and os.path.commonpath([path, base]) == base:
+                rel = os.path.relpath(path, base)
+                return label if rel == "." else os.path.join(label, rel)
+        except ValueError:
+            pass
+    return path
+
+
+def cwd_label(catalog: Catalog) -> str:
+    """The project folder as a person names it: from the git root's name, else from home, else in full."""
+    return short_path(catalog.cwd, catalog, from_cwd=False)
+
+
+# ---------------------------------------------------------------- the preview body, a screenful at a time
+
+
+def first_chunk(body: str, max_lines: int = 16, max_chars: int = 1000) -> int:
+    """How many lines of `body` to render first: about a screenful, cut at a blank line outside a code fence when
+    one is near, so the first paint is fast whatever the file's size. Returns a line count (at least 1)."""
+    lines = body.split("\n")
+    if len(lines) <= max_lines and len(body) <= max_chars:
+        return len(lines)
+    fence: str | None = None
+    used = 0
+    best = 0
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
+            fence = stripped[:3]
+        elif fence is not None and stripped.startswith(fence):
+            fence = None
+        used += len(line) + 1
+        if fence is None and not line.strip():
+            best = i + 1
+        if i + 1 >= max_lines or used >= max_chars:
+            return best or i + 1
+    return len(lines)
+
+
+# ---------------------------------------------------------------- "what if": a settings change before it is written
+
+
+@dataclass
+class Effect:
+    """How the listing changes if a planned toggle is written (same window, same usage)."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[tuple[str, str, str]]  # (label, state before, state after)
+    used_before: int
+    used_after: int
+    budget: int
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+def used_width(result: listing.Listing) -> int:
+    """Columns the shipped listing takes: each entry's shown row plus the newlines between rows."""
+    entries = result.entries
+    total = sum(e.full_width if e.shown == "full" else e.name_only_width for e in entries)
+    return total + max(len(entries) - 1, 0)
+
+
+def compare(before: listing.Listing, after: listing.Listing) -> Effect:
+    old = {e.label: e for e in before.entries}
+    new = {e.label: e for e in after.entries}
+    changed = [(k, old[k].state, new[k].state) for k in new if k in old and old[k].state != new[k].state]
+    return Effect([k for k in new if k not in old], [k for k in old if k not in new], changed,
+                  used_width(before), used_width(after), after.budget)
+
+
+def what_if(loaded: Loaded, path: str, keys: tuple[str, ...], value: Any, budget_chars: int) -> Effect | None:
+    """The listing's change if `value` were written at `keys` in `path`: the engine applies the change in memory
+    (`Options.pending`), nothing is written. None without a Claude catalog."""
+    if loaded.claude is None or loaded.prepared is None:
+        return None
+    opts = dataclasses.replace(with_runtime(loaded.opts, "claude"), pending=[(path, tuple(keys), value)])
+    catalog = discover(opts)
+    prepared = budget.prepared_for(catalog)
+    before = listing.simulate_prepared(loaded.prepared, budget_chars)
+    return compare(before, listing.simulate_prepared(prepared, budget_chars))
+
+
+def effect_text(effect: Effect | None) -> str:
+    if effect is None:
+        return "shown after the write (this engine cannot simulate a settings change before it is written)."
+    if effect.empty:
+        return f"No change to the listing ({effect.used_after} of {effect.budget} columns)."
+    parts = [f"+ {n}" for n in effect.added] + [f"- {n}" for n in effect.removed]
+    parts += [f"{n}: {a} → {b}" for n, a, b in effect.changed]
+    return f"{', '.join(parts)}; listing {effect.used_before} → {effect.used_after} of {effect.budget} columns."

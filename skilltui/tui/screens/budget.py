@@ -1,0 +1,249 @@
+"""Budget: Claude Code's skill listing under a chosen context window, recomputed on every keystroke.
+
+The engine prepares the rows once per catalog (`budget.prepared_for`); each change here only runs
+`listing.simulate_prepared`, a pure function, so typing a window feels instant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from functools import partial
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Select, Static, TextArea
+
+from skilltui import budget, listing
+from skilltui.text import safe
+from skilltui.tui.screens.base import BaseScreen, palette
+from skilltui.tui.screens.toggle import ToggleRequest
+from skilltui.tui.widgets.budget_bar import BudgetBar
+
+BATCH = 200  # table rows added at a time
+_WINDOW = re.compile(r"^\s*([0-9][0-9,_]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_window(value: str) -> int | None:
+    """"200000", "200,000", "200k", "1m" -> tokens; "" -> None; anything else raises ValueError."""
+    if not value.strip():
+        return None
+    m = _WINDOW.match(value)
+    if not m:
+        raise ValueError(value)
+    number = float(m.group(1).replace(",", "").replace("_", ""))
+    number *= {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()]
+    if number < 1:
+        raise ValueError(value)
+    return int(number)
+
+
+class BudgetScreen(BaseScreen):
+    MODE = "budget"
+    AUTO_FOCUS = "#entries"
+    HELP = ("Claude Code's skill listing as the model receives it, under the context window you choose: pick a model "
+            "preset, type a model id, or type a window in tokens (200k, 1m). The bar shows the columns taken by "
+            "entries shipped inside Claude Code, by full descriptions and by bare names, against the budget. The "
+            "last column marks entries whose state differs from the default window (what the runtime would do now). `o` sets a skill override and `t` toggles the "
+            "entry's plugin; both show the effect on this listing before anything is written.")
+    BINDINGS = [
+        Binding("w", "focus('window')", "Window", id="budget.window", tooltip="Type a context window in tokens"),
+        Binding("m", "focus('model')", "Model", id="budget.model", tooltip="Type a model id"),
+        Binding("o", "override", "Override", id="budget.override", tooltip="Set a skillOverrides value for this entry"),
+        Binding("t", "toggle_plugin", "Toggle plugin", id="budget.plugin", tooltip="Enable or disable this entry's plugin"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: listing.Listing | None = None
+        self._previous: dict[str, str] = {}  # entry states under the default window: the baseline of "Change"
+        self._default_budget = 0
+        self._prepared = None
+        self.changes: dict[str, tuple[str, str]] = {}
+        self._filled: list[tuple[Text, ...]] = []
+        self._filled_for = None
+        self._filled_theme = ""
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="budget-controls"):
+            yield Select([(label, mid) for label, mid in listing.PRESETS], prompt="Model preset", id="preset",
+                         compact=True)
+            yield Input(placeholder="model id (m)", id="model", compact=True)
+            yield Input(placeholder="window in tokens (w): 200k, 1m", id="window", compact=True)
+        yield Static(id="budget-params")
+        yield BudgetBar(id="bar")
+        with Horizontal(id="budget-main"):
+            table = DataTable(id="entries", cursor_type="row")
+            table.loading = True
+            yield table
+            with Vertical(id="prompt-box"):
+                yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
+                yield TextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
+
+    def refresh_view(self) -> None:
+        self.recompute()
+
+    # ------------------------------------------------------------ the simulation
+    def recompute(self) -> None:
+        state = self.app.state
+        table = self.query_one("#entries", DataTable)
+        params_line = self.query_one("#budget-params", Static)
+        if state is None:
+            table.loading = True
+            params_line.update(Text(self.app.busy or "scanning…", style="italic"))
+            return
+        table.loading = False
+        if state.claude is None or state.prepared is None:
+            params_line.update(Text("The budget simulation models Claude Code's listing; it is not available: "
+                                    + safe(state.error or "Claude Code's catalog could not be read"), style="italic"))
+            table.clear(columns=True)
+            return
+        if state.prepared is not self._prepared:
+            self._prepared = state.prepared
+            default = budget.params_for(state.claude, state.opts)
+            self._previous = {e.label: e.state for e in listing.simulate_prepared(state.prepared, default.budget).entries}
+            self._default_budget = default.budget
+        model = self.query_one("#model", Input).value.strip() or None
+        window_field = self.query_one("#window", Input)
+        try:
+            window = parse_window(window_field.value)
+            window_field.remove_class("-invalid")
+        except ValueError:
+            window = None
+            window_field.add_class("-invalid")
+        params = budget.params_for(state.claude, state.opts, model=model, context_window=window)
+        result = listing.simulate_prepared(state.prepared, params.budget)
+        self.result = result
+        self.app.budget_chars = params.budget
+        now = {e.label: e.state for e in result.entries}
+        self.changes = {k: (self._previous[k], v) for k, v in now.items() if k in self._previous and self._previous[k] != v}
+        self._show_params(params, result)
+        self.query_one("#bar", BudgetBar).show(result, palette(self.app))
+        self._fill(table, result)
+        prompt = safe(result.prompt, keep_newlines=True)
+        area = self.query_one("#prompt", TextArea)
+        if area.text != prompt:
+            area.load_text(prompt)
+
+    def _show_params(self, params: listing.BudgetParams, result: listing.Listing) -> None:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(f"Budget {params.budget:,} columns", style="bold")
+        if params.source == "formula":
+            t.append(f" = window {params.context_window:,} tokens × {params.chars_per_token:g} chars/token × "
+                     f"{params.fraction:g}")
+        elif params.source == "env":
+            t.append(" from SLASH_COMMAND_TOOL_CHAR_BUDGET")
+        else:
+            t.append(f" ({params.source})")
+        t.append(f"   simulated listing of Claude Code {result.prepared.version}", style="dim")
+        t.append("\n")
+        if result.over_budget:
+            squeezed = sum(e.state == "name-only" for e in result.entries)
+            t.append(f"Over budget: full width {result.total_full:,} > {result.budget:,}; "
+                     f"{squeezed} description{'s' if squeezed != 1 else ''} cut to the bare name",
+                     style=palette(self.app)["warning"])
+        else:
+            t.append(f"Everything fits: {result.total_full:,} of {result.budget:,} columns at full width")
+        if self.changes:
+            t.append(f"   {len(self.changes)} entries differ from the default window "
+                     f"(budget {self._default_budget:,})", style="italic")
+        self.query_one("#budget-params", Static).update(t)
+
+    COLUMNS = (("#", 3), ("Entry", 22), ("Source", 10), ("State", 9), ("Shown", 6), ("Full", 6), ("vs default", 12))
+
+    def _cells(self, i: int, e, colours) -> tuple[Text, ...]:
+        shown = e.full_width if e.shown == "full" else e.name_only_width
+        change = self.changes.get(e.label)
+        state_colour = {"full": colours["ok"], "name-only": colours["warning"], "fixed": colours["primary"]}
+        return (
+            Text(str(i + 1), justify="right", style="dim"),
+            Text(safe(e.label), no_wrap=True, overflow="ellipsis", style="" if e.shown == "full" else "italic"),
+            Text(e.source, style="dim", no_wrap=True, overflow="ellipsis"),
+            Text(e.state, style=state_colour.get(e.state, "")),
+            Text(f"{shown:,}", justify="right"),
+            Text(f"{e.full_width:,}", justify="right", style="dim"),
+            Text(f"→ {change[1]}" if change else "", style="bold"),
+        )
+
+    def _fill(self, table: DataTable, result: listing.Listing) -> None:
+        """Rows for the listing. The entries are the same for every window, so after the first fill only the cells
+        that changed are updated: a keystroke then redraws a few cells, not the table."""
+        colours = palette(self.app)
+        rows = [self._cells(i, e, colours) for i, e in enumerate(result.entries)]
+        same = (self._filled_for is result.prepared and self._filled_theme == self.app.theme
+                and len(self._filled) == len(rows) == table.row_count)
+        if same:
+            for i, (old, new) in enumerate(zip(self._filled, rows)):
+                for (name, _), a, b in zip(self.COLUMNS, old, new):
+                    if a.plain != b.plain or a.style != b.style:
+                        table.update_cell(f"e:{i}", name, b)
+            self._filled = rows
+            return
+        keep = table.cursor_row
+        table.clear(columns=True)
+        for name, width in self.COLUMNS:
+            table.add_column(name, width=width, key=name)
+        for i, cells in enumerate(rows[:BATCH]):
+            table.add_row(*cells, key=f"e:{i}")
+        self._filled, self._filled_for, self._filled_theme = rows, result.prepared, self.app.theme
+        if len(rows) > BATCH:  # a big listing goes in batches, so the screen answers keys meanwhile
+            self.run_worker(partial(self._add_rest, table, rows, keep), exclusive=True, group="fill",
+                            description="fill entries")
+        elif table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
+
+    async def _add_rest(self, table: DataTable, rows: list, keep: int) -> None:
+        for start in range(BATCH, len(rows), BATCH):
+            await asyncio.sleep(0)
+            for i in range(start, min(start + BATCH, len(rows))):
+                table.add_row(*rows[i], key=f"e:{i}")
+        table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
+        self.app.freeze_long_lived()
+
+    # ------------------------------------------------------------ events
+    @on(Input.Changed, "#model")
+    @on(Input.Changed, "#window")
+    def _input_changed(self) -> None:
+        self.recompute()
+
+    @on(Select.Changed, "#preset")
+    def _preset(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.query_one("#model", Input).value = event.value
+            self.query_one("#window", Input).value = ""
+
+    def action_focus(self, which: str) -> None:
+        # at once, not deferred like Widget.focus(): the keys typed right after belong to the field
+        self.set_focus(self.query_one(f"#{which}", Input))
+
+    def _entry(self):
+        table = self.query_one("#entries", DataTable)
+        if self.result is None or not table.row_count:
+            return None
+        return self.result.entries[table.cursor_row]
+
+    def _skill(self, entry):
+        state = self.app.state
+        if entry is None or state is None or state.claude is None:
+            return None
+        return next((s for s in state.claude.listed() if s.name == entry.name), None)
+
+    def action_override(self) -> None:
+        entry = self._entry()
+        if entry is None:
+            return
+        if entry.shipped:
+            self.notify("Entries shipped inside Claude Code take skillOverrides too; choose a value.", markup=False)
+        value = "name-only" if entry.shown == "full" else "on"
+        self.app.request_toggle(ToggleRequest("override", entry.name, value))
+
+    def action_toggle_plugin(self) -> None:
+        skill = self._skill(self._entry())
+        if skill is None or not skill.plugin:
+            self.notify("This entry does not come from a plugin; use the Plugins screen (4) for the others.",
+                        markup=False)
+            return
+        self.app.request_toggle(ToggleRequest("plugin", skill.plugin, False))

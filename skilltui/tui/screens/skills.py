@@ -1,0 +1,343 @@
+"""Skills: every file the runtime found, grouped by source in priority order, with its fate and what the model sees."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Input, Select, Static
+
+from skilltui.model import Skill
+from skilltui.text import safe
+from skilltui.tui import data
+from skilltui.tui.screens.base import BaseScreen, palette
+
+STATUS_COLOUR = {"listed": "ok", "invalid": "error", "conditional": "warning", "filtered": "warning"}
+STATUSES = ("listed", "shadowed", "invalid", "disabled", "conditional", "hidden", "filtered")
+FIXED = {"#": 3, "Name": 24, "Status": 11, "From": 20}
+BATCH = 200  # rows added at a time
+DEBOUNCE_ABOVE = 400  # skills: above this, filtering waits for a pause in the typing
+
+
+def source_title(source: str) -> str:
+    return {"legacy-command": "commands", "plugin-command": "plugin commands", "plugin": "plugin skills",
+            "add-dir": "--add-dir", "bundled": "bundled", "builtin": "built in"}.get(source, source)
+
+
+def where_from(skill: Skill, catalog) -> str:
+    if skill.plugin:
+        return skill.plugin
+    if skill.extra.get("shipped") or not skill.root:
+        return "inside the runtime"
+    return data.short_path(skill.root, catalog)
+
+
+def tail(text: str, width: int) -> str:
+    """A path cut at the start, so its informative end stays: "…/.agents/skills"."""
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def matches(skill: Skill, text: str, needle: str) -> bool:
+    hay = " ".join(filter(None, (skill.name, skill.label, skill.display_name, skill.source, skill.status,
+                                 skill.plugin, skill.reason, text)))
+    return needle in hay.casefold()
+
+
+class SkillsTable(DataTable):
+    """The skills table; Enter (shown in the footer) opens the highlighted skill's preview."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Preview", id="skills.open", tooltip="Open the highlighted skill")]
+
+
+class SkillsScreen(BaseScreen):
+    MODE = "skills"
+    AUTO_FOCUS = "#skills"
+    WATCH = ("state", "busy")
+    HELP = ("Every skill file the runtime found, grouped by where it was found, in priority order. Dimmed rows are "
+            "found but not offered to the model; the description column then says why, and which copy won. "
+            "Type in the filter to narrow the rows; Enter opens a preview.")
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter", key_display="/", id="skills.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="skills.clear"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[str, Skill] = {}
+        self.needle = ""
+        self._width = 0
+        self._with_from = True
+        self._keep: Skill | None = None  # the skill the cursor should stay on across rebuilds
+        self._cells_for: tuple = ()
+        self._cache: dict = {}
+        self._debounce = None
+        self._resized = False
+        self._shown: tuple = ()
+        self._groups: dict[str, list[Skill]] = {}
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="skills-bar"):
+            yield Input(placeholder="Filter by name, description, source or status   ( / )", id="filter", compact=True)
+            yield Select([(label, key) for key, label in self.app.runtimes], value=self.app.opts.runtime,
+                         allow_blank=False, id="runtime", compact=True, tooltip="Runtime whose rules are applied (r)")
+        yield Static(id="counts")
+        table = SkillsTable(id="skills", cursor_type="row", zebra_stripes=False)
+        table.loading = True
+        yield table
+        yield Static(id="detail")
+
+    # ------------------------------------------------------------ drawing
+    def refresh_view(self) -> None:
+        table = self.query_one("#skills", DataTable)
+        state = self.app.state
+        select = self.query_one("#runtime", Select)
+        if select.value != self.app.opts.runtime:
+            with self.prevent(Select.Changed):
+                select.value = self.app.opts.runtime
+        if state is None:
+            error = self.app.load_error
+            table.loading = not error
+            self.query_one("#counts", Static).update(
+                Text("Discovery failed: " + safe(error), style="bold") if error
+                else Text(self.app.busy or "scanning…", style="italic"))
+            return
+        table.loading = False
+        if self._shown != (state, self.app.theme) or self._resized:
+            self._resized = False
+            self._fill(table, state)
+        if self.focused is None:
+            table.focus()
+
+    def _fill(self, table: DataTable, state: data.Loaded) -> None:
+        """Rebuild the table for the current filter. The cells of every row are made once per catalog, width and
+        theme; the rows go in a screenful first and the rest in batches, so a 2,500-row catalog never blocks typing."""
+        keep = self.highlighted_skill() or self._keep
+        self._keep = keep
+        width = table.size.width or self.app.size.width
+        self._width = width
+        self._shown = (state, self.app.theme)
+        key = (id(state), width, self.app.theme)
+        if key != self._cells_for:
+            self._cells_for, self._cache = key, {}
+        fixed = dict(FIXED) if width >= 100 else {"#": 3, "Name": 20, "Status": 11}
+        self._with_from = "From" in fixed
+        # two columns of padding per column, the focus bar and the vertical scrollbar
+        desc_width = max(20, width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 4)
+        table.clear(columns=True)
+        for name, w in fixed.items():
+            table.add_column(name, width=w, key=name)
+        table.add_column("Description, as the model sees it", width=desc_width, key="desc")
+        rows = list(self._rows(state))
+        self.rows = {k: s for k, s in rows if not isinstance(s, str)}
+        self._update_counts(state.catalog, len(self.rows))
+        first, rest = rows[:BATCH], rows[BATCH:]
+        for k, s in first:
+            table.add_row(*self._row_cells(state, s), key=k)
+        self._place_cursor(table)
+        if rest:
+            self.run_worker(partial(self._add_rest, table, state, rest), exclusive=True, group="fill",
+                            description="fill table")
+        else:
+            self.workers.cancel_group(self, "fill")
+
+    async def _add_rest(self, table: DataTable, state: data.Loaded, rest: list) -> None:
+        for i in range(0, len(rest), BATCH):
+            await asyncio.sleep(0)  # let keys through between batches
+            for k, s in rest[i:i + BATCH]:
+                table.add_row(*self._row_cells(state, s), key=k)
+        self._place_cursor(table)
+        self.app.freeze_long_lived()
+
+    def _place_cursor(self, table: DataTable) -> None:
+        keep = self._keep
+        if keep is not None:
+            for k, s in self.rows.items():
+                if s is keep and k in table.rows:
+                    table.move_cursor(row=table.get_row_index(k), animate=False)
+                    self._show_detail()
+                    return
+        if table.row_count and table.cursor_row == 0 and len(self.rows):
+            table.move_cursor(row=1, animate=False)
+        self._show_detail()
+
+    def _rows(self, state: data.Loaded):
+        """(row key, skill, or the source name for a group header) in table order, for the current filter."""
+        groups: dict[str, list[Skill]] = {}
+        for s in state.catalog.skills:
+            groups.setdefault(s.source, []).append(s)
+        self._groups = groups
+        needle = self.needle.casefold()
+        n = 0
+        for source, skills in groups.items():
+            visible = [s for s in skills if not needle or matches(s, state.text_for(s), needle)]
+            if not visible:
+                continue
+            yield f"group:{source}", source
+            for s in visible:
+                yield f"s:{n}", s
+                n += 1
+
+    def _row_cells(self, state: data.Loaded, row: Skill | str) -> list[Text]:
+        """The cells of a skill's row or of a group header, made once per catalog, width and theme."""
+        key = ("group", row) if isinstance(row, str) else id(row)
+        cells = self._cache.get(key)
+        if cells is not None:
+            return cells
+        catalog = state.catalog
+        colours = palette(self.app)
+        if isinstance(row, str):
+            skills = self._groups[row]
+            listed = sum(s.status == "listed" for s in skills)
+            counts = [f"{listed} listed"] + [f"{c} {st}" for st in STATUSES[1:]
+                                             if (c := sum(s.status == st for s in skills))]
+            roots = sorted({self._where(s, catalog) for s in skills if not s.plugin})
+            cells = [
+                Text(""),
+                Text(source_title(row).upper(), style=f"bold {colours['accent']}", no_wrap=True, overflow="ellipsis"),
+                Text(f"{len(skills)} found", style="bold", no_wrap=True),
+                Text(tail(safe(roots[0]), FIXED["From"]) if len(roots) == 1 else "", style="dim", no_wrap=True),
+                Text(" · ".join(counts), style="dim", no_wrap=True, overflow="ellipsis"),
+            ]
+            if not self._with_from:
+                del cells[3]
+        else:
+            cells = self._cells(row, state.text_for(row), self._where(row, catalog), colours)
+        self._cache[key] = cells
+        return cells
+
+    def _where(self, s: Skill, catalog) -> str:
+        if s.plugin:
+            return s.plugin
+        place = self._cache.get(("root", s.root))
+        if place is None:
+            place = self._cache[("root", s.root)] = where_from(s, catalog)
+        return place
+
+    def _cells(self, s: Skill, text: str, place: str, colours) -> list[Text]:
+        listed = s.status == "listed"
+        dim = "" if listed else "dim"
+        order = Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
+        name = Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
+        status = Text(s.status, style=f"{colours.get(STATUS_COLOUR.get(s.status, ''), '')} {dim}".strip(), no_wrap=True)
+        where = Text(tail(safe(place if not s.extra.get("shipped") else "inside the runtime"), FIXED["From"]),
+                     style="dim", no_wrap=True)
+        if listed:
+            desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
+                        style="" if text else "dim italic")
+        else:
+            why = safe(s.reason or s.status)
+            if s.shadowed_by and s.status == "shadowed":
+                why += f" — winner: {safe(data.short_path(s.shadowed_by, self.app.catalog))}"
+            desc = Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
+        return [order, name, status, where, desc] if self._with_from else [order, name, status, desc]
+
+    def _update_counts(self, catalog, shown: int) -> None:
+        total = len(catalog.skills)
+        counts = {st: sum(s.status == st for s in catalog.skills) for st in STATUSES}
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"{counts['listed']} listed", style="bold")
+        line.append(f" of {total} found")
+        for st in STATUSES[1:]:
+            if counts[st]:
+                line.append(f" · {counts[st]} {st}", style="dim")
+        if self.needle:
+            line.append(f"   filter “{safe(self.needle)}”: {shown} shown", style="italic")
+        self.query_one("#counts", Static).update(line)
+
+    def highlighted_skill(self) -> Skill | None:
+        table = self.query_one("#skills", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        except Exception:
+            return None
+        return self.rows.get(key)
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#detail", Static)
+        s = self.highlighted_skill()
+        state = self.app.state
+        if s is None or state is None:
+            detail.update("")
+            return
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(safe(s.name), style="bold")
+        t.append(f"  {s.status}")
+        if s.reason:
+            t.append(f": {safe(s.reason)}", style="italic")
+        t.append("\n")
+        t.append(safe(s.path) if s.path else "shipped inside the runtime; no file on disk", style="dim")
+        if s.shadowed_by:
+            t.append("\nwinner: ", style="bold")
+            t.append(safe(s.shadowed_by), style="dim")
+        detail.update(t)
+
+    # ------------------------------------------------------------ events
+    def on_resize(self) -> None:
+        table = self.query_one("#skills", DataTable)
+        if self.app.state is not None and table.size.width and table.size.width != self._width:
+            self._resized = True
+            self.call_after_refresh(self.refresh_view)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.needle = event.value.strip()
+        state = self.app.state
+        if state is None:
+            return
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if len(state.catalog.skills) > DEBOUNCE_ABOVE:  # big catalogs: wait for a pause in the typing
+            self._debounce = self.set_timer(0.15, self._filter_now)
+        else:
+            self._filter_now()
+
+    def _filter_now(self) -> None:
+        self._debounce = None
+        if self.app.state is not None:
+            self._fill(self.query_one("#skills", DataTable), self.app.state)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.set_focus(self.query_one("#skills", DataTable))
+
+    @on(Select.Changed, "#runtime")
+    def _runtime_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.app.action_runtime(event.value)
+
+    @on(DataTable.RowHighlighted, "#skills")
+    def _highlighted(self) -> None:
+        skill = self.highlighted_skill()
+        if skill is not None:
+            self._keep = skill
+        self._show_detail()
+
+    @on(DataTable.RowSelected, "#skills")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        skill = self.rows.get(event.row_key.value)
+        if skill is not None:
+            self.app.open_preview(skill)
+
+    def on_key(self, event) -> None:
+        if event.key == "down" and self.focused is self.query_one("#filter", Input):
+            self.set_focus(self.query_one("#skills", DataTable))
+            event.stop()
+
+    # ------------------------------------------------------------ actions
+    def action_focus_filter(self) -> None:
+        # at once, not deferred like Widget.focus(): the keys typed right after "/" belong to the filter
+        self.set_focus(self.query_one("#filter", Input))
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        if field.value:
+            field.value = ""
+        self.set_focus(self.query_one("#skills", DataTable))

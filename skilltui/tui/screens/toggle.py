@@ -1,0 +1,192 @@
+"""The toggle dialog: which settings file to write, the one-line change, who still decides, and the effect on the
+listing, all before anything is written. Writing goes through the engine's one careful writer (`toggle.apply`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, RadioButton, RadioSet, Static
+from textual.worker import get_current_worker
+
+from skilltui import settings_writer, toggle
+from skilltui.text import safe
+from skilltui.tui import data
+from skilltui.tui.screens.base import palette
+
+SCOPES = ("user", "project", "local")
+
+
+@dataclass
+class ToggleRequest:
+    kind: str  # plugin | override
+    target: str  # plugin id, or skill name
+    value: Any  # enable (bool) for a plugin; an override value for a skill
+
+    @property
+    def title(self) -> str:
+        if self.kind == "plugin":
+            return f"{'Enable' if self.value else 'Disable'} plugin {self.target}"
+        return f"Set skill override for {self.target}"
+
+
+class ToggleScreen(ModalScreen):
+    HELP = ("Choose the settings file (scope) to write. The dialog shows the exact line that changes, warns when a "
+            "file of higher precedence still decides, and shows the effect on the skill listing. Nothing is written "
+            "until you press Write.")
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="toggle.cancel"),
+        Binding("ctrl+s,w", "write", "Write", id="toggle.write"),
+        Binding("a", "scope('auto')", "Auto scope", show=False),
+        Binding("u", "scope('user')", "User", show=False),
+        Binding("p", "scope('project')", "Project", show=False),
+        Binding("l", "scope('local')", "Local", show=False),
+    ]
+
+    def __init__(self, request: ToggleRequest, state: data.Loaded, budget_chars: int | None) -> None:
+        super().__init__()
+        self.request = request
+        self.state = state
+        self.budget_chars = budget_chars
+        self.scope: str | None = None if request.kind == "plugin" else "local"
+        self.value = request.value
+        self.outcome: toggle.Outcome | None = None
+
+    def compose(self) -> ComposeResult:
+        catalog = self.state.claude
+        paths = catalog.settings.paths
+        with Vertical(id="toggle-dialog"):
+            yield Static(Content(self.request.title), id="toggle-title")
+            yield Static(self._now(), id="toggle-now")
+            if self.request.kind == "override":
+                with RadioSet(id="toggle-value"):
+                    for v in toggle.OVERRIDE_VALUES:
+                        yield RadioButton(Content(v), value=v == self.value, name=v)
+            yield Static(Content("Write to"), classes="toggle-label")
+            with RadioSet(id="toggle-scope"):
+                if self.request.kind == "plugin":
+                    yield RadioButton(Content("auto: the file that decides it now"), value=True, name="auto")
+                for scope in SCOPES:
+                    label = f"{scope:<8}{data.short_path(paths.scope_file(scope), catalog)}"
+                    yield RadioButton(Content(safe(label)), value=scope == self.scope, name=scope)
+            yield Static(id="toggle-change")
+            yield Static(id="toggle-warnings")
+            yield Static(id="toggle-effect")
+            with Horizontal(id="toggle-buttons"):
+                yield Static(Content("w write · esc cancel · a u p l choose the file"), id="toggle-keys")
+                yield Button("Write", id="write", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.plan()
+
+    def _now(self) -> Text:
+        """Where things stand before the change."""
+        catalog = self.state.claude
+        r = self.request
+        t = Text(style="dim")
+        if r.kind == "plugin":
+            p = next((p for p in catalog.plugins if p.id == r.target), None)
+            if p is not None:
+                t.append(f"Now {'enabled' if p.enabled else 'disabled'}, decided by {p.decided_by}")
+                if p.decided_in:
+                    t.append(f" ({safe(data.short_path(p.decided_in, catalog))})")
+                t.append("; it loads." if p.loads else "; it does not load.")
+        else:
+            s = next((s for s in catalog.skills if s.name == r.target), None)
+            if s is not None:
+                t.append(f"Now {s.status}" + (f", skillOverrides: {s.override}" if s.override else "") + ".")
+        return t
+
+    # ------------------------------------------------------------ planning (nothing written)
+    def plan(self) -> None:
+        catalog = self.state.claude
+        r = self.request
+        if r.kind == "plugin":
+            outcome = toggle.plan_plugin(catalog, r.target, bool(self.value), self.scope)
+        else:
+            outcome = toggle.plan_override(catalog, r.target, self.value, self.scope)
+        try:
+            toggle.preview(outcome)
+        except settings_writer.SettingsWriteError as exc:
+            outcome.message, outcome.failure_code = str(exc), "write_refused"
+        self.outcome = outcome
+        self._show_change(outcome)
+        self.query_one("#write", Button).disabled = not outcome.ok or (outcome.change is not None and not outcome.change.changed)
+        effect = self.query_one("#toggle-effect", Static)
+        if outcome.ok and self.budget_chars is not None:
+            effect.update(Text("Effect on the listing: working it out…", style="italic"))
+            self._effect(outcome)
+        else:
+            effect.update("")
+
+    def _show_change(self, outcome: toggle.Outcome) -> None:
+        change_w = self.query_one("#toggle-change", Static)
+        warn_w = self.query_one("#toggle-warnings", Static)
+        t = Text()
+        if not outcome.ok:
+            t.append(safe(outcome.message), style="bold")
+            t.append("\nNothing will be written.", style="italic")
+        elif outcome.change is not None:
+            c = outcome.change
+            t.append(safe(c.path), style="bold")
+            if c.created:
+                t.append("  (a new file)", style="italic")
+            if not c.changed:
+                t.append("\n  already holds this value; nothing to write", style="italic")
+            else:
+                colours = palette(self.app)
+                if c.old_line is not None:
+                    t.append("\n- " + safe(c.old_line), style=colours["error"])
+                t.append("\n+ " + safe(c.new_line), style=colours["ok"])
+        change_w.update(t)
+        w = Text()
+        for warning in outcome.warnings:
+            w.append("⚠ " + safe(warning) + "\n", style="bold")
+        warn_w.update(w)
+        warn_w.display = bool(outcome.warnings)
+
+    @work(thread=True, exclusive=True, group="effect", description="simulate the toggle")
+    def _effect(self, outcome: toggle.Outcome) -> None:
+        try:
+            effect = data.what_if(self.state, outcome.path, outcome.keys, outcome.value, self.budget_chars)
+            text = "Effect on the listing: " + data.effect_text(effect)
+        except Exception as exc:
+            text = f"Effect on the listing could not be worked out: {exc.__class__.__name__}: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.query_one("#toggle-effect", Static).update, Text(safe(text), style="italic"))
+
+    # ------------------------------------------------------------ events and actions
+    @on(RadioSet.Changed, "#toggle-scope")
+    def _scope_changed(self, event: RadioSet.Changed) -> None:
+        name = event.pressed.name
+        self.scope = None if name == "auto" else name
+        self.plan()
+
+    @on(RadioSet.Changed, "#toggle-value")
+    def _value_changed(self, event: RadioSet.Changed) -> None:
+        self.value = event.pressed.name
+        self.plan()
+
+    def action_scope(self, scope: str) -> None:
+        for button in self.query_one("#toggle-scope", RadioSet).query(RadioButton):
+            if button.name == scope:
+                button.value = True
+
+    @on(Button.Pressed, "#write")
+    def action_write(self) -> None:
+        outcome = self.outcome
+        if outcome is None or not outcome.ok or self.query_one("#write", Button).disabled:
+            return
+        self.dismiss(toggle.apply(outcome))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

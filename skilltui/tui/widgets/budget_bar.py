@@ -1,0 +1,65 @@
+"""The budget bar: how the listing's columns split into shipped entries, full descriptions and bare names."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from skilltui.listing import Listing
+
+
+def split(result: Listing) -> tuple[int, int, int]:
+    """(shipped, full, name-only) columns of the listing as sent; the newlines between rows go with their rows."""
+    shipped = full = bare = 0
+    for i, e in enumerate(result.entries):
+        width = (e.full_width if e.shown == "full" else e.name_only_width) + (1 if i else 0)
+        if e.shipped:
+            shipped += width
+        elif e.shown == "full":
+            full += width
+        else:
+            bare += width
+    return shipped, full, bare
+
+
+class BudgetBar(Static):
+    def show(self, result: Listing, colours: dict[str, str]) -> None:
+        shipped, full, bare = split(result)
+        used = shipped + full + bare
+        budget = result.budget
+        width = max(10, (self.size.width or 80) - 2)
+        scale = max(budget, used, 1)
+
+        def cells(n: int) -> int:
+            return round(n * width / scale)
+
+        bar = Text(no_wrap=True)
+        parts = [(shipped, colours["primary"]), (full, colours["ok"]), (bare, colours["warning"])]
+        drawn = 0
+        for n, colour in parts:
+            c = cells(n) if n else 0
+            if n and not c:
+                c = 1
+            bar.append("█" * c, style=colour)
+            drawn += c
+        limit = cells(budget)
+        if drawn < limit:
+            bar.append("░" * (limit - drawn), style="dim")
+            drawn = limit
+        if used > budget:
+            # mark where the budget ends inside an overfull bar
+            plain = bar.plain
+            at = min(limit, len(plain) - 1)
+            bar = bar[:at] + Text("▏", style="bold reverse") + bar[at + 1:]
+        legend = Text(no_wrap=True, overflow="ellipsis")
+        legend.append("█ ", style=colours["primary"])
+        legend.append(f"shipped {shipped:,}   ")
+        legend.append("█ ", style=colours["ok"])
+        legend.append(f"full {full:,}   ")
+        legend.append("█ ", style=colours["warning"])
+        legend.append(f"name-only {bare:,}   ")
+        legend.append("░ ", style="dim")
+        free = budget - used
+        legend.append(f"free {free:,}" if free >= 0 else f"over by {-free:,}")
+        legend.append(f"   of {budget:,} columns", style="bold")
+        self.update(Text("\n").join([bar, legend]))

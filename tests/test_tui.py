@@ -1,0 +1,623 @@
+"""The Textual app driven through `App.run_test` on a fresh copy of the demo (SKILLTUI_DEMO_DIR=tmp_path)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from skilltui.demo import demo_options
+from skilltui.model import Diagnostic, Options
+from skilltui.tui import data
+from skilltui.tui.app import SkilltuiApp
+from skilltui.tui.screens.fileview import FileScreen
+from skilltui.tui.screens.help import HelpScreen
+from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+
+SIZE = (120, 40)
+HOSTILE = "[bold]boom[/] [link=https://evil.example]x[/link] [/] [@click=app.quit]q[/] \x1b[31mred\x1b[0m $accent"
+
+
+def aio(fn):
+    """Run an async test with asyncio (no pytest plugin needed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
+
+
+@pytest.fixture
+def demo(tmp_path) -> Options:
+    return demo_options("claude", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def table_text(table) -> list[str]:
+    rows = []
+    for row_key in table.rows:
+        rows.append(" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row_key)))
+    return rows
+
+
+def settings_files(opts: Options) -> dict[str, str]:
+    root = Path(opts.home).parent
+    return {str(p): p.read_text() for p in root.rglob("*.json") if "settings" in p.name}
+
+
+# ---------------------------------------------------------------- skills
+@aio
+async def test_skills_grouped_by_source_with_reasons(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one("#skills")
+        keys = [k.value for k in table.rows]
+        groups = [k.split(":", 1)[1] for k in keys if k.startswith("group:")]
+        assert groups[:2] == ["user", "project"]
+        assert groups.index("legacy-command") < groups.index("plugin") < groups.index("bundled")
+        text = "\n".join(table_text(table))
+        assert "shadowed" in text and "winner:" in text  # the project commit-helper loses to the user's
+        assert "invalid" in text and "two consecutive spaces" in text
+        counts = str(screen.query_one("#counts").render())
+        assert "listed of" in counts
+
+
+@aio
+async def test_filter_as_you_type(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"pdf")
+        screen = app.screen
+        assert [s.name for s in screen.rows.values()] == ["pdf-tools"]
+        await pilot.press("escape")  # clears and returns to the table
+        assert len(screen.rows) > 10
+        await pilot.press("slash", *"shadowed")
+        assert {s.status for s in screen.rows.values()} == {"shadowed"}
+
+
+@aio
+async def test_open_preview_shows_frontmatter_body_and_references(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"pdf", "enter", "enter")
+        await settle(app, pilot)
+        assert app.current_mode == "preview"
+        screen = app.screen
+        assert app.selected.name == "pdf-tools"
+        fm = screen.query_one("#fm-table").render()
+        assert "allowed-tools" in str(getattr(fm, "renderable", fm)) or "allowed-tools" in repr(screen.details)
+        assert screen.details["frontmatter"]["fields"]["allowed-tools"] == "Bash(python3 scripts/*)"
+        refs = {r["link"]: r for r in screen.details["references"]}
+        ok = [oid for oid in screen.targets if oid.startswith("ref:")]
+        assert len(ok) == 3  # forms, extract.py, merging
+        assert set(screen.refused.values()) >= {"file not found", "leaves the skill folder; not followed"}
+        assert not refs["../../../../secrets.txt"]["inside_skill_dir"]
+        markdown = screen.doc
+        assert "PDF tools" in markdown.source
+
+
+@aio
+async def test_open_referenced_file_and_refuse_escaping_link(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"pdf", "enter", "enter")
+        await settle(app, pilot)
+        await pilot.press("f", "enter")  # the first reference: references/forms.md
+        await settle(app, pilot)
+        assert isinstance(app.screen, FileScreen)
+        assert app.screen.path.endswith(os.path.join("references", "forms.md"))
+        await pilot.press("escape")
+        assert app.current_mode == "preview" and not isinstance(app.screen, FileScreen)
+        preview = app.screen
+        escaping = next(oid for oid, why in preview.refused.items() if "leaves" in why)
+        preview.open_target(escaping)
+        await pilot.pause()
+        assert not isinstance(app.screen, FileScreen)
+
+
+@aio
+async def test_markdown_link_click_is_never_followed_outside(demo):
+    from textual.widgets import Markdown
+
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        skill = next(s for s in app.state.catalog.skills if s.name == "pdf-tools")
+        app.open_preview(skill)
+        await settle(app, pilot)
+        body = app.screen.doc
+        body.post_message(Markdown.LinkClicked(body, "../../../../secrets.txt"))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, FileScreen)
+        body.post_message(Markdown.LinkClicked(body, "https://example.com/"))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, FileScreen)
+        body.post_message(Markdown.LinkClicked(body, "references/forms.md"))
+        await settle(app, pilot)
+        assert isinstance(app.screen, FileScreen)
+
+
+@aio
+async def test_preview_source_view_and_frontmatter_error_line(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        skill = next(s for s in app.state.catalog.skills if s.name == "yaml-retry")
+        app.open_preview(skill)
+        await settle(app, pilot)
+        error = app.screen.query_one("#fm-error")
+        assert error.display  # parsed only after the retry: said, with the line
+        await pilot.press("v")
+        area = app.screen.query_one("#source")
+        assert area.display and area.text.startswith("---")
+        await pilot.press("v")
+        assert not area.display
+
+
+# ---------------------------------------------------------------- budget
+@aio
+async def test_budget_recomputes_when_the_window_changes(demo):
+    from skilltui import budget
+
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        screen = app.screen
+        default = budget.params_for(app.state.claude, app.state.opts).budget
+        assert screen.result.budget == default == app.budget_chars
+        assert not screen.result.over_budget
+        await pilot.press("w", *"700")
+        assert screen.result.budget == 28  # 700 tokens × 4 chars/token × 0.01: the engine's formula
+        assert screen.result.over_budget
+        assert any(e.state == "name-only" for e in screen.result.entries)
+        assert screen.changes  # rows that changed with this window are marked
+        prompt = screen.query_one("#prompt").text
+        assert "<system-reminder>" in prompt
+        screen.query_one("#entries").focus()
+        await pilot.press("o")  # an override for the highlighted entry, in the dialog that shows the change
+        await settle(app, pilot)
+        assert isinstance(app.screen, ToggleScreen) and app.screen.request.kind == "override"
+        await pilot.press("escape")
+        row = next(i for i, e in enumerate(screen.result.entries) if e.name == "linter:lint-fix")
+        screen.query_one("#entries").move_cursor(row=row)
+        await pilot.press("t")  # the entry's plugin
+        await settle(app, pilot)
+        assert isinstance(app.screen, ToggleScreen) and app.screen.request.target == "linter@demo-market"
+        await pilot.press("escape")
+
+
+@aio
+async def test_budget_model_preset_and_free_model_id(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        screen = app.screen
+        await pilot.press("m", *"claude-opus-4-7")
+        assert screen.result.budget == 30_000  # 1M window × 3 chars/token × 0.01
+        screen.query_one("#window").focus()  # Tab moves between the fields; a letter key would be typed
+        await pilot.press(*"200k")
+        assert screen.result.budget == 6_000
+        await pilot.press("ctrl+a", "ctrl+k", *"nonsense")
+        assert screen.query_one("#window").has_class("-invalid")
+
+
+# ---------------------------------------------------------------- plugins and the toggle
+@aio
+async def test_toggle_plugin_changes_exactly_one_line(demo):
+    before = settings_files(demo)
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        screen = app.screen
+        row = next(i for i, p in enumerate(screen.plugins) if p.id == "formatter@demo-market")
+        screen.query_one("#plugins").move_cursor(row=row)
+        await pilot.press("t")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ToggleScreen)
+        assert dialog.outcome.ok and dialog.outcome.change.old_line and dialog.outcome.change.new_line
+        assert settings_files(demo) == before  # nothing written yet
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ToggleScreen)
+        plugin = next(p for p in app.state.claude.plugins if p.id == "formatter@demo-market")
+        assert not plugin.enabled
+    after = settings_files(demo)
+    changed = [p for p in after if after[p] != before.get(p)]
+    assert len(changed) == 1
+    old, new = before[changed[0]].splitlines(), after[changed[0]].splitlines()
+    assert len(old) == len(new)
+    diff = [(a, b) for a, b in zip(old, new) if a != b]
+    assert len(diff) == 1 and "formatter@demo-market" in diff[0][1] and "false" in diff[0][1]
+
+
+@aio
+async def test_toggle_cancel_writes_nothing_and_scope_choice_changes_file(demo):
+    before = settings_files(demo)
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
+        await settle(app, pilot)
+        dialog = app.screen
+        user_file = dialog.outcome.path
+        await pilot.press("l")  # local scope
+        await settle(app, pilot)
+        assert dialog.outcome.path != user_file and dialog.outcome.path.endswith("settings.local.json")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ToggleScreen)
+    assert settings_files(demo) == before
+
+
+@aio
+async def test_toggle_warns_when_a_higher_scope_still_decides(demo):
+    project = Path(demo.cwd) / ".claude" / "settings.json"
+    doc = json.loads(project.read_text())
+    doc.setdefault("enabledPlugins", {})["formatter@demo-market"] = True
+    project.write_text(json.dumps(doc, indent=2) + "\n")
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
+        await settle(app, pilot)
+        await pilot.press("u")  # write the user file although the project file decides
+        await settle(app, pilot)
+        dialog = app.screen
+        assert dialog.outcome.ok
+        assert any("still decides" in w for w in dialog.outcome.warnings)
+        assert dialog.query_one("#toggle-warnings").display
+
+
+@aio
+async def test_override_effect_before_writing_when_the_engine_can(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.request_toggle(ToggleRequest("override", "commit-helper", "off"))
+        await settle(app, pilot)
+        dialog = app.screen
+        assert dialog.outcome.ok and dialog.outcome.path.endswith("settings.local.json")
+        effect = str(dialog.query_one("#toggle-effect").render())
+        assert "- commit-helper" in effect
+
+
+# ---------------------------------------------------------------- doctor, help, palette, navigation
+@aio
+async def test_every_screen_reachable_from_the_footer_keys(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for key, mode in zip("12345", ("skills", "preview", "budget", "plugins", "doctor")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert app.current_mode == mode
+        keys = {b.key for b in app.BINDINGS}
+        assert {"1", "2", "3", "4", "5", "q", "question_mark"} <= keys
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+@aio
+async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
+    from textual.widgets import Tree
+
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        tree = app.screen.query_one("#diagnostics", Tree)
+        leaves = []
+
+        def walk(node):
+            for child in node.children:
+                if isinstance(child.data, Diagnostic):
+                    leaves.append(child)
+                walk(child)
+
+        walk(tree.root)
+        assert leaves
+        target = next(n for n in leaves if n.data.path and n.data.path.endswith(os.path.join("pdf-tools", "SKILL.md")))
+        tree.move_cursor(target)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current_mode == "preview" and app.selected.name == "pdf-tools"
+
+
+@aio
+async def test_every_screen_follows_the_theme(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for key in "12345":
+            await pilot.press(key)
+            await settle(app, pilot)
+            app.theme = "textual-light"
+            await settle(app, pilot)
+            app.theme = "textual-dark"
+            await settle(app, pilot)
+        assert app.current_mode == "doctor"
+
+
+@aio
+async def test_help_screen(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        source = app.screen.query_one("#help-text").source
+        assert "This screen: Skills" in source and "`/`" in source and "Budget (3)" in source
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+@aio
+async def test_command_palette_reaches_screens_and_skills(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"go to budget")
+        await asyncio.sleep(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current_mode == "budget"
+        from skilltui.tui.commands import SkilltuiCommands
+
+        texts = [t for t, _, _ in SkilltuiCommands(app.screen)._commands()]
+        assert "Preview skill pdf-tools (pdf) (user)" in texts
+        assert any(t.startswith("Disable plugin formatter@demo-market") for t in texts)
+        assert any(t.startswith("Budget: simulate") for t in texts)
+
+
+@aio
+async def test_runtime_switcher_offers_importable_runtimes(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        keys = [k for k, _ in app.runtimes]
+        assert "claude" in keys
+        await pilot.press("r")
+        await settle(app, pilot)
+        if len(keys) > 1:
+            assert app.opts.runtime == keys[1] and app.state.catalog.runtime == keys[1]
+        else:
+            assert app.opts.runtime == "claude"
+
+
+@aio
+async def test_refreshes_when_a_skill_file_changes(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        first = app.state
+        skill = next(s for s in first.catalog.skills if s.name == "standup")
+        text = Path(skill.path).read_text()
+        time.sleep(0.01)
+        Path(skill.path).write_text(text.replace("Summarise", "Summarize"))
+        os.utime(skill.path, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+        app.check_files()
+        await settle(app, pilot)
+        assert app.state is not first
+        texts = [app.state.text_for(s) for s in app.state.catalog.skills if s.name == "standup"]
+        assert texts and texts[0].startswith("Summarize")
+
+
+# ---------------------------------------------------------------- untrusted text
+def _hostile_tree(root: Path) -> Options:
+    home, project = root / "home", root / "project"
+    skills = home / ".claude" / "skills"
+    for folder in ("[bold]x[red]", "esc\x1b[31mape", "plain", "[link=https:⁄⁄e.example]y"):
+        d = skills / folder
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: \"{HOSTILE.replace(chr(27), '')}\"\ndescription: \"{HOSTILE.replace(chr(27), '')}\"\n---\n"
+            f"# {HOSTILE}\n\nBody [bold]not bold[/] and \x1b[2J clear and [link=file:///etc/passwd]l[/link].\n\n"
+            f"[a link](../../../../etc/passwd) and [ok]({'x.md'})\n")
+    (skills / "plain" / "x.md").write_text(HOSTILE)
+    (project / ".git").mkdir(parents=True)
+    return Options(cwd=str(project), home=str(home), managed_dir=str(root / "managed"), env={"HOME": str(home)})
+
+
+@aio
+async def test_markup_and_escapes_in_names_descriptions_and_bodies_are_text(tmp_path):
+    from textual.widgets._markdown import MarkdownBlock
+
+    opts = _hostile_tree(tmp_path)
+    app = SkilltuiApp(opts, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current_mode == "skills"
+        rows = "\n".join(table_text(app.screen.query_one("#skills")))
+        assert "[bold]x[red]" in rows and "[bold]boom[/]" in rows
+        assert "\x1b" not in rows
+        for skill in [s for s in app.state.catalog.skills if s.path]:
+            app.open_preview(skill)
+            await settle(app, pilot)
+            screen = app.screen
+            source = screen.doc.source
+            assert "[bold]not bold[/]" in source and "\x1b" not in source
+            shown = [b._content.plain for b in screen.doc.query(MarkdownBlock) if getattr(b, "_content", None)]
+            assert any("[bold]not bold[/]" in text for text in shown)  # rendered as text, not as markup
+            assert any("[@click=app.quit]q[/]" in text for text in shown)
+            title = str(screen.query_one("#preview-title").render())
+            assert "\x1b" not in title
+        await pilot.press("f", "down", "enter")
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        prompt = app.screen.query_one("#prompt").text
+        assert "[bold]" in str(prompt)
+        await pilot.press("5")
+        await settle(app, pilot)
+        await pilot.press("ctrl+p", *"bold")
+        await asyncio.sleep(0.5)
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+    assert app.return_code in (None, 0)
+
+
+# ---------------------------------------------------------------- speed on a large body
+@aio
+async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
+    source = shared_dir / "corpus" / "github__awesome-copilot" / "skills" / "quality-playbook" / "SKILL.md"
+    if not source.is_file():
+        pytest.skip("the 292 KB corpus file is not available")
+    home = tmp_path / "home"
+    d = home / ".claude" / "skills" / "quality-playbook"
+    d.mkdir(parents=True)
+    shutil.copy(source, d / "SKILL.md")
+    (tmp_path / "project").mkdir()
+    opts = Options(cwd=str(tmp_path / "project"), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
+    app = SkilltuiApp(opts, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        skill = next(s for s in app.state.catalog.skills if s.name == "quality-playbook")
+        other = next(s for s in app.state.catalog.skills if s.extra.get("shipped"))
+        times = []
+        for _ in range(3):  # a shared machine is noisy: the best of three is what the code costs
+            app.open_preview(other)
+            await settle(app, pilot)
+            painted = asyncio.Event()
+            start = time.perf_counter()
+            app.open_preview(skill)
+            body = app.screen.doc
+            while not body.children:
+                await asyncio.sleep(0.002)
+            app.call_after_refresh(painted.set)  # the first frame that holds the first piece
+            await painted.wait()
+            times.append(time.perf_counter() - start)
+            assert body.lines_shown < body.lines_total
+        print("first screen of the 292 KB body:", [round(t, 3) for t in times])
+        assert min(times) < 0.3, times
+        await settle(app, pilot)
+        assert body.lines_shown > body._first  # the screen below the first piece is filled after the first paint
+        shown = body.lines_shown
+        await pilot.press("end")
+        await settle(app, pilot)
+        assert body.lines_shown > shown  # scrolling to the end loads the next piece
+
+
+# ---------------------------------------------------------------- the corpus as a project
+def _mount_corpus(corpus: Path, base: Path) -> Options:
+    """Every corpus skill linked into one project's .claude/skills (the corpus itself is only read)."""
+    home, proj = base / "home", base / "proj"
+    skills = proj / ".claude" / "skills"
+    skills.mkdir(parents=True)
+    (proj / ".git").mkdir()
+    (home / ".claude").mkdir(parents=True)
+    for i, md in enumerate(sorted(corpus.rglob("SKILL.md"))):
+        if md.is_file() and not md.is_symlink():
+            (skills / f"s{i:04d}-{md.parent.name}").symlink_to(md.parent)
+    return Options(cwd=str(proj), home=str(home), managed_dir=str(base / "managed"), env={"HOME": str(home)})
+
+
+@aio
+async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, shared_dir, monkeypatch):
+    import threading
+
+    corpus = shared_dir / "corpus"
+    if not corpus.is_dir():
+        pytest.skip("the corpus is not available")
+    opts = _mount_corpus(corpus, tmp_path)
+    release = threading.Event()
+    real_load = data.load
+
+    def slow_load(o):  # discovery that ends only when the test says so
+        release.wait(30)
+        return real_load(o)
+
+    monkeypatch.setattr(data, "load", slow_load)
+    app = SkilltuiApp(opts, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.state is None  # the first screen is up while discovery runs, and says so
+        assert app.screen.query_one("#skills").loading and "scanning" in app.busy
+        await pilot.press("question_mark")  # keys work during the scan
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", "3")
+        assert app.current_mode == "budget"
+        await pilot.press("1")
+        release.set()
+        while app.state is None:
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        screen = app.screen
+        assert len(screen.rows) > 1000
+        start = time.perf_counter()
+        await pilot.press("slash", *"playwright")
+        await asyncio.sleep(0.3)  # the filter waits for a pause in the typing on a big catalog
+        await pilot.pause()
+        assert 0 < len(screen.rows) < 100
+        assert all("playwright" in (s.name + s.label + (s.description or "") + app.state.text_for(s)).casefold()
+                   for s in screen.rows.values())
+        assert time.perf_counter() - start < 15
+        await pilot.press("enter", "enter")
+        await settle(app, pilot)
+        assert app.current_mode == "preview" and app.screen.doc is not None
+        for key in "3451":
+            await pilot.press(key)
+        await settle(app, pilot)
+        assert app.current_mode == "skills"
+
+
+def test_what_if_shows_a_toggle_effect_before_writing(demo):
+    """The engine applies a planned change in memory (Options.pending); the files stay as they are."""
+    from skilltui import budget, listing
+
+    loaded = data.load(demo)
+    chars = budget.params_for(loaded.claude, demo).budget
+    user = loaded.claude.settings.paths.scope_file("user")
+    effect = data.what_if(loaded, user, ("enabledPlugins", "formatter@demo-market"), False, chars)
+    assert effect is not None and "formatter:format-code" in effect.removed and not effect.added
+    before = data.used_width(listing.simulate_prepared(loaded.prepared, chars))
+    assert effect.used_after < effect.used_before == before
+    local = loaded.claude.settings.paths.scope_file("local")
+    effect = data.what_if(loaded, local, ("skillOverrides", "commit-helper"), "name-only", chars)
+    assert ("commit-helper", "full", "fixed") in effect.changed
+    assert "commit-helper: full → fixed" in data.effect_text(effect)
+    assert loaded.claude.settings.source("local").data.get("skillOverrides") is None  # nothing leaked back
+    assert not os.path.exists(local)  # nothing written
+
+
+@aio
+async def test_a_failed_discovery_is_said_not_raised(demo, monkeypatch):
+    def broken(opts):
+        raise OSError("disk on fire [bold]x[/]")
+
+    monkeypatch.setattr(data, "load", broken)
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.state is None and "disk on fire [bold]x[/]" in app.load_error
+        counts = str(app.screen.query_one("#counts").render())
+        assert "Discovery failed" in counts and "[bold]x[/]" in counts
+        await pilot.press("q")
+    assert app.return_code == 0
