@@ -54,6 +54,7 @@ class BudgetScreen(BaseScreen):
         Binding("m", "focus('model')", "Model", id="budget.model", tooltip="Type a model id"),
         Binding("o", "override", "Override", id="budget.override", tooltip="Set a skillOverrides value for this entry"),
         Binding("t", "toggle_plugin", "Toggle plugin", id="budget.plugin", tooltip="Enable or disable this entry's plugin"),
+        Binding("escape", "leave_field", "Back to the table", show=False, id="budget.leave"),
     ]
 
     def __init__(self) -> None:
@@ -214,6 +215,11 @@ class BudgetScreen(BaseScreen):
         if isinstance(event.value, str):
             self.query_one("#model", Input).value = event.value
             self.query_one("#window", Input).value = ""
+
+    @on(Input.Submitted)
+    def action_leave_field(self) -> None:
+        """Enter or Esc in a field hands the keys back to the table, so 1–5 switch screens again."""
+        self.set_focus(self.query_one("#entries", DataTable))
 
     def action_focus(self, which: str) -> None:
         # at once, not deferred like Widget.focus(): the keys typed right after belong to the field
