@@ -111,18 +111,27 @@ def bench_discovery(opts: Options, runs: int):
     read_all = floor_reader(catalog)
     files = read_all()
     expected = sum(1 for s in catalog.skills if s.path)
-    wall: dict[str, list[float]] = {"floor": [], "discovery": []}
-    cpu: dict[str, list[float]] = {"floor": [], "discovery": []}
-    for _ in range(runs):  # interleaved, so both see the same machine load
-        for key, fn in (("floor", read_all), ("discovery", lambda: discover(opts))):
+    from skilltui.runtimes import claude
+
+    def first_scan():  # nothing parsed yet in this process: what a command-line run does
+        claude._PARSED.clear()
+        discover(opts)
+
+    keys = ("floor", "discovery", "refresh")
+    wall: dict[str, list[float]] = {k: [] for k in keys}
+    cpu: dict[str, list[float]] = {k: [] for k in keys}
+    for _ in range(runs):  # interleaved, so all see the same machine load
+        for key, fn in (("floor", read_all), ("discovery", first_scan), ("refresh", lambda: discover(opts))):
             t0, c0 = time.perf_counter(), time.process_time()
             fn()
             wall[key].append(time.perf_counter() - t0)
             cpu[key].append(time.process_time() - c0)
-    (f, d), (fc, dc) = ([statistics.median(m[k]) * 1000 for k in ("floor", "discovery")] for m in (wall, cpu))
-    print(f"(a) discovery: {d:.0f} ms; raw-read floor {f:.0f} ms ({files} files, catalog has {expected} with a path); "
-          f"ratio {d / f:.2f}x   target <= 1.5x: {verdict(d / f <= 1.5)}")
-    print(f"    CPU time (steadier on a busy machine): discovery {dc:.0f} ms, floor {fc:.0f} ms, ratio {dc / fc:.2f}x")
+    (f, d, r), (fc, dc, rc) = ([statistics.median(m[k]) * 1000 for k in keys] for m in (wall, cpu))
+    print(f"(a) discovery, first scan: {d:.0f} ms; raw-read floor {f:.0f} ms ({files} files, catalog has {expected} "
+          f"with a path); ratio {d / f:.2f}x   target <= 1.5x: {verdict(d / f <= 1.5)}")
+    print(f"    refresh (the TUI re-scanning unchanged files; parsed files cached by inode, mtime, size): {r:.0f} ms, "
+          f"ratio {r / f:.2f}x")
+    print(f"    CPU time (steadier on a busy machine): first scan {dc:.0f} ms, refresh {rc:.0f} ms, floor {fc:.0f} ms")
     try:
         from skilltui.tui import data
 
