@@ -621,3 +621,33 @@ async def test_a_failed_discovery_is_said_not_raised(demo, monkeypatch):
         assert "Discovery failed" in counts and "[bold]x[/]" in counts
         await pilot.press("q")
     assert app.return_code == 0
+
+
+@aio
+async def test_preview_compares_every_runtime(demo):
+    """`a` on the Preview: the same skill through each runtime's eyes (code-style lives in .agents/skills)."""
+    from textual.geometry import Region
+
+    from skilltui.tui.screens.runtimes import RuntimesScreen
+
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")  # Codex sees code-style; Claude Code does not
+        await settle(app, pilot)
+        await pilot.press("slash", *"code-style", "enter", "enter")
+        await settle(app, pilot)
+        assert app.current_mode == "preview" and app.selected.name == "code-style"
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RuntimesScreen)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not app.screen.workers:
+                break
+        await pilot.pause(0.05)
+        lines = app.screen.query_one("#runtimes-table").render_lines(Region(0, 0, 100, 20))
+        text = "\n".join(line.text for line in lines)
+        assert "claude 2.1.332" in text and "not found" in text and "codex 0.171.0" in text and "listed" in text
+        await pilot.press("escape")
+        assert app.current_mode == "preview" and not isinstance(app.screen, RuntimesScreen)

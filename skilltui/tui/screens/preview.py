@@ -46,6 +46,8 @@ class PreviewScreen(BaseScreen):
         Binding("f", "focus_files", "Files", id="preview.files", tooltip="Move to the list of referenced files"),
         Binding("v", "toggle_source", "Source/rendered", id="preview.source",
                 tooltip="Show the whole file as text with line numbers, or the rendered preview"),
+        Binding("a", "all_runtimes", "All runtimes", id="preview.runtimes",
+                tooltip="Which copy of this skill each runtime picks, and which it ignores and why"),
     ]
 
     def __init__(self) -> None:
@@ -327,6 +329,12 @@ class PreviewScreen(BaseScreen):
                     markup=False)
 
     # ------------------------------------------------------------ actions
+    def action_all_runtimes(self) -> None:
+        from skilltui.tui.screens.runtimes import RuntimesScreen
+
+        if self.skill is not None and self.app.state is not None:
+            self.app.push_screen(RuntimesScreen(self.app.state.opts, self.skill.name))
+
     def action_focus_files(self) -> None:
         self.set_focus(self.query_one("#refs", OptionList))  # at once: Enter may follow
 
