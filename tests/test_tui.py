@@ -651,3 +651,26 @@ async def test_preview_compares_every_runtime(demo):
         assert "claude 2.1.332" in text and "not found" in text and "codex 0.171.0" in text and "listed" in text
         await pilot.press("escape")
         assert app.current_mode == "preview" and not isinstance(app.screen, RuntimesScreen)
+
+
+@aio
+async def test_budget_shows_each_runtimes_own_prompt(demo):
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")  # Codex
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        screen = app.screen
+        params = str(screen.query_one("#budget-params").render())
+        assert "Simulated prompt of codex 0.171.0" in params and "8,000" in params
+        assert "<skills_instructions>" in screen.query_one("#prompt").text
+        assert "code-style" in screen.query_one("#prompt").text
+        await pilot.press("w", *"100k", "enter")
+        await settle(app, pilot)
+        assert "2% of a 100,000-token window" in str(screen.query_one("#budget-params").render())
+        await pilot.press("r")  # oh-my-pi: no budget, the whole list
+        await settle(app, pilot)
+        assert "omp 18.3.4" in str(screen.query_one("#budget-params").render())
+        assert "# Skills & Rules" in screen.query_one("#prompt").text

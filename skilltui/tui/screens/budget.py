@@ -97,6 +97,10 @@ class BudgetScreen(BaseScreen):
             params_line.update(Text(self.app.busy or "scanning…", style="italic"))
             return
         table.loading = False
+        if state.catalog.runtime != "claude":
+            self._other_runtime(state, table, params_line)
+            return
+        self.query_one("#bar", BudgetBar).display = True
         if state.claude is None or state.prepared is None:
             params_line.update(Text("The budget simulation models Claude Code's listing; it is not available: "
                                     + safe(state.error or "Claude Code's catalog could not be read"), style="italic"))
@@ -126,6 +130,37 @@ class BudgetScreen(BaseScreen):
         self._fill(table, result)
         prompt = safe(result.prompt, keep_newlines=True)
         area = self.query_one("#prompt", TextArea)
+        if area.text != prompt:
+            area.load_text(prompt)
+
+    def _other_runtime(self, state, table: DataTable, params_line: Static) -> None:
+        """Codex and oh-my-pi render their own prompt with their own limits: show that text and each entry's fate."""
+        try:
+            window = parse_window(self.query_one("#window", Input).value)
+        except ValueError:
+            window = None
+        view = budget.other_runtime(state.catalog, context_window=window)
+        data = view.to_json()
+        catalog = state.catalog
+        t = Text(f"Simulated prompt of {catalog.runtime} {catalog.runtime_version}", style="bold")
+        if data.get("budget") is None:
+            t.append("   no budget: every listed skill is in the prompt in full", style="dim")
+        else:
+            t.append(f"   budget {data['budget']:,} {data.get('unit', 'chars')}"
+                     + (f" (2% of a {window:,}-token window)" if window else " (window unknown: 8,000 characters)"))
+            if data.get("over_budget"):
+                t.append("   over budget: descriptions shortened or skills dropped", style=palette(self.app)["warning"])
+        params_line.update(t)
+        self.query_one("#bar", BudgetBar).display = False
+        self.result, self._filled_for = None, None
+        table.clear(columns=True)
+        for name, width in (("#", 3), ("Entry", 30), ("Source", 16), ("State", 10)):
+            table.add_column(name, width=width, key=name)
+        for i, e in enumerate(data.get("entries", [])):
+            table.add_row(Text(str(i + 1), justify="right", style="dim"), Text(safe(e["name"]), no_wrap=True),
+                          Text(safe(e.get("scope") or e.get("source") or ""), style="dim"), Text(e.get("state", "")))
+        area = self.query_one("#prompt", TextArea)
+        prompt = safe(view.text, keep_newlines=True)
         if area.text != prompt:
             area.load_text(prompt)
 
