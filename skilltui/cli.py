@@ -151,7 +151,7 @@ def cmd_show(args, opts) -> int:
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
-    if opts.runtime == "all" or args.runtime_all:
+    if args.runtime_all:
         return cmd_show_all(args, opts)
     catalog = discover(opts)
     skill = _find_skill(catalog, args.name)

@@ -4,7 +4,6 @@ plugin-consistency checks. Reads only; each check that fails becomes a finding r
 from __future__ import annotations
 
 import copy
-import os
 
 from skilltui import budget, conformance, delivery, refs
 from skilltui.model import LISTED, HIDDEN, Catalog, Diagnostic, Options
@@ -102,7 +101,3 @@ def counts(diags: list[Diagnostic]) -> dict[str, int]:
     for d in diags:
         out[d.code] = out.get(d.code, 0) + 1
     return out
-
-
-def exists(path: str | None) -> bool:
-    return bool(path) and os.path.lexists(path)

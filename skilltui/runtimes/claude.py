@@ -210,8 +210,6 @@ def split_paths(value) -> list[str]:
 # ---------------------------------------------------------------- discovery
 @dataclass
 class _Scan:
-    opts: Options
-    paths: Paths
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
     seen_files: dict = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
@@ -355,7 +353,7 @@ def _explain_missing(scan: _Scan, folder: str) -> None:
     lower = [n for n in names if n.lower() == "skill.md" and n != "SKILL.md"]
     if lower:
         scan.diag("warning", "claude-skill-md-lowercase", os.path.join(folder, lower[0]),
-                  f"{lower[0]} is not read on a case-sensitive file system; Claude Code reads SKILL.md", fix=f"Rename it to SKILL.md")
+                  f"{lower[0]} is not read on a case-sensitive file system; Claude Code reads SKILL.md", fix="Rename it to SKILL.md")
         return
     for n in sorted(names)[:200]:
         nested = os.path.join(folder, n, "SKILL.md")
@@ -408,7 +406,7 @@ def discover(opts: Options) -> Catalog:
 def _discover(opts: Options) -> Catalog:
     paths = paths_for(opts)
     settings = load_settings(opts, paths)
-    scan = _Scan(opts, paths, settings)
+    scan = _Scan(settings)
     scan.diags.extend(settings.diagnostics)
     plugins = plugin_mod.load_plugins(settings, scan.diags)
 

@@ -459,6 +459,16 @@ def _realpath(ctx: _Ctx, cand: _Cand) -> str:
     return cand.realpath
 
 
+def _claim_file(ctx: _Ctx, cand: _Cand, real_set: dict) -> str | None:
+    """The candidate's real path, or None when that file is already loaded (the candidate is then a duplicate)."""
+    rp = _realpath(ctx, cand)
+    if rp in real_set:
+        cand.status, cand.winner = SHADOWED, real_set[rp]
+        cand.extra["duplicate_file"] = True
+        return None
+    return rp
+
+
 # ---------------------------------------------------------------- discovery (§4, §5)
 def discover(opts: Options) -> Catalog:
     ctx = _Ctx(opts)
@@ -528,10 +538,8 @@ def discover(opts: Options) -> Catalog:
             seen[c.name] = c
             selected.append(c)
         for c in selected:
-            rp = _realpath(ctx, c)
-            if rp in real_set:
-                c.status, c.winner = SHADOWED, real_set[rp]
-                c.extra["duplicate_file"] = True
+            rp = _claim_file(ctx, c, real_set)
+            if rp is None:
                 continue
             skill_map[c.name] = c
             real_set[rp] = c
@@ -553,10 +561,8 @@ def discover(opts: Options) -> Catalog:
             if why:
                 c.status, c.reason = FILTERED, why
                 continue
-            rp = _realpath(ctx, c)
-            if rp in real_set:
-                c.status, c.winner = SHADOWED, real_set[rp]
-                c.extra["duplicate_file"] = True
+            rp = _claim_file(ctx, c, real_set)
+            if rp is None:
                 continue
             skill_map[c.name] = c
             real_set[rp] = c
@@ -578,10 +584,8 @@ def discover(opts: Options) -> Catalog:
             custom_items.append(c)
         custom_scan_warnings += [{"skillPath": expanded, "message": m} for m in local]
     for c in custom_items:
-        rp = _realpath(ctx, c)
-        if rp in real_set:
-            c.status, c.winner = SHADOWED, real_set[rp]
-            c.extra["duplicate_file"] = True
+        rp = _claim_file(ctx, c, real_set)
+        if rp is None:
             continue
         existing = skill_map.get(c.name)
         if existing is not None:
@@ -617,10 +621,8 @@ def discover(opts: Options) -> Catalog:
             if why:
                 c.status, c.reason = FILTERED, why
                 continue
-            rp = _realpath(ctx, c)
-            if rp in real_set:
-                c.status, c.winner = SHADOWED, real_set[rp]
-                c.extra["duplicate_file"] = True
+            rp = _claim_file(ctx, c, real_set)
+            if rp is None:
                 continue
             owner = enabled_authored.get(c.name) or skill_map.get(c.name)
             if owner is not None:
