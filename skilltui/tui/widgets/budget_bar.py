@@ -23,7 +23,14 @@ def split(result: Listing) -> tuple[int, int, int]:
 
 
 class BudgetBar(Static):
+    _shown: tuple[Listing, dict[str, str]] | None = None
+
+    def on_resize(self) -> None:
+        if self._shown is not None:  # the bar is drawn to the width: draw it again at the new one
+            self.show(*self._shown)
+
     def show(self, result: Listing, colours: dict[str, str]) -> None:
+        self._shown = (result, colours)
         shipped, full, bare = split(result)
         used = shipped + full + bare
         budget = result.budget

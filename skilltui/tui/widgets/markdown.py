@@ -3,11 +3,14 @@
 - Code fences without a language are not guessed (Pygments' guesser costs ~0.2 s a fence); unknown names fall back
   to plain text.
 - Links are never opened by the widget (`open_links=False`); the preview decides what a click may do.
-- `ProgressiveMarkdown` mounts about a screenful first and appends the rest in pieces when asked (the preview asks
-  as the reader scrolls near the end), because mounting a large document whole blocks the app for seconds.
+- `ProgressiveMarkdown` mounts about a screenful first and appends the rest in small pieces when asked (the preview
+  asks as the reader scrolls near the end). Textual mounts a Markdown block in about 5-10 ms, so a large document
+  mounted whole blocks the app for seconds, and a piece is kept to a few blocks so keys are answered between pieces.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual.events import Mount
 from textual.message import Message
@@ -41,8 +44,8 @@ x = 1
 
 ---
 """
-CHUNK_LINES = 60
-CHUNK_CHARS = 3000
+CHUNK_LINES = 16
+CHUNK_CHARS = 800
 
 
 class PlainFence(MarkdownFence):
@@ -73,6 +76,7 @@ class ProgressiveMarkdown(SafeMarkdown):
         self._lines = text.split("\n")
         self.lines_shown = 0
         self._first = first_chunk(text)
+        self.first_piece = asyncio.Event()  # set once the first piece is mounted
         super().__init__(None, **kwargs)
 
     async def on_mount(self, event: Mount) -> None:
@@ -82,6 +86,7 @@ class ProgressiveMarkdown(SafeMarkdown):
         event.prevent_default()
         self.lines_shown = self._first
         await self.append(self._piece(0, self._first))
+        self.first_piece.set()
         self.post_message(self.PieceMounted())
 
     def _piece(self, start: int, end: int) -> str:
