@@ -91,6 +91,21 @@ async def test_filter_as_you_type(demo):
 
 
 @aio
+async def test_filter_takes_keys_typed_in_one_burst(demo):
+    """A terminal delivers "/pdf" typed fast (or pasted) in one read: every key reaches the app before "/" is bound."""
+    from textual import events
+
+    app = SkilltuiApp(demo, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for key, char in (("slash", "/"), ("p", "p"), ("d", "d"), ("f", "f")):
+            app.post_message(events.Key(key, char))
+        await settle(app, pilot)
+        assert app.screen.query_one("#filter").value == "pdf"
+        assert [s.name for s in app.screen.rows.values()] == ["pdf-tools"]
+
+
+@aio
 async def test_open_preview_shows_frontmatter_body_and_references(demo):
     app = SkilltuiApp(demo, poll=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -523,6 +538,36 @@ async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
         await pilot.press("end")
         await settle(app, pilot)
         assert body.lines_shown > shown  # scrolling to the end loads the next piece
+
+
+@aio
+async def test_next_preview_keeps_loading_after_a_scrolled_one(tmp_path):
+    """A body is drawn before its screen is shown; the check for "near the end" must not use the last document's
+    geometry (a long document scrolled down), or the next body stops at its first piece."""
+    home = tmp_path / "home"
+    for name in ("long-a", "long-b"):
+        d = home / ".claude" / "skills" / name
+        d.mkdir(parents=True)
+        paras = "\n\n".join(f"Paragraph {i} of {name}, long enough to wrap once or twice on a narrow screen." for i in range(400))
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: x\n---\n\n# {name}\n\n{paras}\n")
+    (tmp_path / "project").mkdir()
+    opts = Options(cwd=str(tmp_path / "project"), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
+    app = SkilltuiApp(opts, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        a, b = (next(s for s in app.state.catalog.skills if s.name == n) for n in ("long-a", "long-b"))
+        app.open_preview(a)
+        await settle(app, pilot)
+        for _ in range(6):
+            await pilot.press("end")
+            await settle(app, pilot)
+        assert app.screen.query_one("#preview-doc").scroll_y > 50
+        app.action_back()
+        await settle(app, pilot)
+        app.open_preview(b)
+        await settle(app, pilot)
+        body = app.screen.doc
+        assert app.selected is b and body.lines_shown > body._first
 
 
 # ---------------------------------------------------------------- the corpus as a project

@@ -56,7 +56,7 @@ class PreviewScreen(BaseScreen):
         self.details: dict | None = None
         self.targets: dict[str, str] = {}  # option id -> path that may be opened
         self.refused: dict[str, str] = {}  # option id -> why it is not opened
-        self._loading_more = False
+        self._loading: ProgressiveMarkdown | None = None  # the document a piece is being added to
         self._shown_state = None
         self._docs = 0
         self._details_pending: tuple | None = None
@@ -79,7 +79,11 @@ class PreviewScreen(BaseScreen):
         super().on_mount()
         self.watch(self.app, "selected", self._selection_changed, init=False)
         self.query_one("#source").display = False
-        self.watch(self.query_one("#preview-doc", VerticalScroll), "scroll_y", self._scrolled, init=False)
+        doc = self.query_one("#preview-doc", VerticalScroll)
+        # near the end? asked when the reader scrolls and when the document's laid-out height changes (a body drawn
+        # before the screen was shown is only laid out once it is)
+        self.watch(doc, "scroll_y", self._scrolled, init=False)
+        self.watch(doc, "virtual_size", self._scrolled, init=False)
 
     def highlighted_skill(self) -> Skill | None:
         return self.skill
@@ -207,7 +211,6 @@ class PreviewScreen(BaseScreen):
     def _body(self, body: str | None) -> None:
         holder = self.query_one("#body-holder")
         holder.remove_children()
-        self._loading_more = False
         self.doc = None
         if body is None:
             self.query_one("#more", Static).update("")
@@ -284,19 +287,20 @@ class PreviewScreen(BaseScreen):
 
     def load_more(self) -> None:
         doc = self.doc
-        if self._loading_more or doc is None or doc.complete or not doc.is_mounted:
+        if doc is None or doc.complete or not doc.is_mounted or self._loading is doc:
             return
-        self._loading_more = True
-        self.run_worker(self._load_more(doc), exclusive=True, group="more")
+        self._loading = doc
+        self.run_worker(self._load_more(doc), group="more")
 
     async def _load_more(self, doc: ProgressiveMarkdown) -> None:
         try:
-            await doc.load_more()
-            if doc is self.doc:
-                self._update_more(doc)
+            if doc is self.doc:  # not a document replaced meanwhile
+                await doc.load_more()
         finally:
-            self._loading_more = False
+            if self._loading is doc:
+                self._loading = None
         if doc is self.doc:
+            self._update_more(doc)
             self.call_after_refresh(self._scrolled)
 
     # ------------------------------------------------------------ opening files, never following a bad link

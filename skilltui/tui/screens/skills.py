@@ -327,8 +327,19 @@ class SkillsScreen(BaseScreen):
             self.app.open_preview(skill)
 
     def on_key(self, event) -> None:
-        if event.key == "down" and self.focused is self.query_one("#filter", Input):
+        # Keys typed in one burst ("/pdf" from a fast typist, a paste or tmux send-keys) all go to the table before
+        # the "/" binding runs (Textual checks bindings once a key has bubbled up to the app). So "/" moves the focus
+        # here, as the key passes, and the keys after it, which come back unused from the table, go to the filter.
+        field = self.query_one("#filter", Input)
+        if self.focused is not field:
+            if event.key == "slash":
+                self.action_focus_filter()
+                event.stop()
+        elif event.key == "down":
             self.set_focus(self.query_one("#skills", DataTable))
+            event.stop()
+        elif event.is_printable and event.character:
+            field.insert_text_at_cursor(event.character)
             event.stop()
 
     # ------------------------------------------------------------ actions
