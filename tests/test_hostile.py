@@ -884,3 +884,48 @@ def test_parse_claude_quoted_values_round_trip(fields, body):
     assert fm.status in ("ok", "none") or not fields
     assert fm.data == fields or (not fields and fm.data == {})
     assert body.endswith(fm.body) or fm.body == body.lstrip()
+
+
+# ================================================================ the TUI on every hostile tree
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS if not s.xfail_scenario])
+def test_tui_survives(request, tmp_path, monkeypatch, capsys, scenario):
+    """The app opens on each hostile tree, lists the good skill, previews every skill file and shows every screen,
+    with no exception and no control character on screen."""
+    import asyncio
+
+    from skilltui.model import Options
+    from skilltui.tui.app import SkilltuiApp
+
+    w = make_world(request, tmp_path, monkeypatch, capsys, scenario)
+    cwd = w.p(scenario.cwd) if scenario.cwd else w.cwd
+    opts = Options(cwd=str(cwd), home=str(w.home), managed_dir=str(w.managed), env={"HOME": str(w.home)})
+
+    async def settle(app, pilot) -> None:
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+    def screen_text(app) -> str:
+        return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+    async def drive() -> SkilltuiApp:
+        app = SkilltuiApp(opts, poll=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert app.state is not None, app.load_error
+            assert any(s.name == "good" and s.status == "listed" for s in app.screen.rows.values())
+            shown = screen_text(app)
+            assert "good" in shown
+            check_human(shown, "skills screen")
+            for skill in [s for s in app.state.catalog.skills if s.path][:25]:
+                app.open_preview(skill)
+                await settle(app, pilot)
+                check_human(screen_text(app), f"preview of {skill.path!r}")
+            for key in "345":
+                await pilot.press(key)
+                await settle(app, pilot)
+                check_human(screen_text(app), f"screen {key}")
+        return app
+
+    app = asyncio.run(drive())
+    assert app.return_code in (None, 0) and app._exception is None
