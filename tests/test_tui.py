@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -45,6 +46,15 @@ async def settle(app, pilot) -> None:
         await pilot.pause()
 
 
+@contextlib.asynccontextmanager
+async def running(opts: Options, size: tuple[int, int] = SIZE):
+    """The app on these options, with discovery done."""
+    app = SkilltuiApp(opts, poll=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        yield app, pilot
+
+
 def table_text(table) -> list[str]:
     rows = []
     for row_key in table.rows:
@@ -60,9 +70,7 @@ def settings_files(opts: Options) -> dict[str, str]:
 # ---------------------------------------------------------------- skills
 @aio
 async def test_skills_grouped_by_source_with_reasons(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         screen = app.screen
         table = screen.query_one("#skills")
         keys = [k.value for k in table.rows]
@@ -78,9 +86,7 @@ async def test_skills_grouped_by_source_with_reasons(demo):
 
 @aio
 async def test_filter_as_you_type(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("slash", *"pdf")
         screen = app.screen
         assert [s.name for s in screen.rows.values()] == ["pdf-tools"]
@@ -95,9 +101,7 @@ async def test_filter_takes_keys_typed_in_one_burst(demo):
     """A terminal delivers "/pdf" typed fast (or pasted) in one read: every key reaches the app before "/" is bound."""
     from textual import events
 
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         for key, char in (("slash", "/"), ("p", "p"), ("d", "d"), ("f", "f")):
             app.post_message(events.Key(key, char))
         await settle(app, pilot)
@@ -107,9 +111,7 @@ async def test_filter_takes_keys_typed_in_one_burst(demo):
 
 @aio
 async def test_open_preview_shows_frontmatter_body_and_references(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("slash", *"pdf", "enter", "enter")
         await settle(app, pilot)
         assert app.current_mode == "preview"
@@ -129,9 +131,7 @@ async def test_open_preview_shows_frontmatter_body_and_references(demo):
 
 @aio
 async def test_open_referenced_file_and_refuse_escaping_link(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("slash", *"pdf", "enter", "enter")
         await settle(app, pilot)
         await pilot.press("f", "enter")  # the first reference: references/forms.md
@@ -151,9 +151,7 @@ async def test_open_referenced_file_and_refuse_escaping_link(demo):
 async def test_markdown_link_click_is_never_followed_outside(demo):
     from textual.widgets import Markdown
 
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         skill = next(s for s in app.state.catalog.skills if s.name == "pdf-tools")
         app.open_preview(skill)
         await settle(app, pilot)
@@ -171,9 +169,7 @@ async def test_markdown_link_click_is_never_followed_outside(demo):
 
 @aio
 async def test_preview_source_view_and_frontmatter_error_line(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         skill = next(s for s in app.state.catalog.skills if s.name == "yaml-retry")
         app.open_preview(skill)
         await settle(app, pilot)
@@ -191,9 +187,7 @@ async def test_preview_source_view_and_frontmatter_error_line(demo):
 async def test_budget_recomputes_when_the_window_changes(demo):
     from skilltui import budget
 
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("3")
         await settle(app, pilot)
         screen = app.screen
@@ -222,9 +216,7 @@ async def test_budget_recomputes_when_the_window_changes(demo):
 
 @aio
 async def test_budget_model_preset_and_free_model_id(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("3")
         await settle(app, pilot)
         screen = app.screen
@@ -241,9 +233,7 @@ async def test_budget_model_preset_and_free_model_id(demo):
 @aio
 async def test_toggle_plugin_changes_exactly_one_line(demo):
     before = settings_files(demo)
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("4")
         await settle(app, pilot)
         screen = app.screen
@@ -272,9 +262,7 @@ async def test_toggle_plugin_changes_exactly_one_line(demo):
 @aio
 async def test_toggle_cancel_writes_nothing_and_scope_choice_changes_file(demo):
     before = settings_files(demo)
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
         await settle(app, pilot)
         dialog = app.screen
@@ -294,9 +282,7 @@ async def test_toggle_warns_when_a_higher_scope_still_decides(demo):
     doc = json.loads(project.read_text())
     doc.setdefault("enabledPlugins", {})["formatter@demo-market"] = True
     project.write_text(json.dumps(doc, indent=2) + "\n")
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
         await settle(app, pilot)
         await pilot.press("u")  # write the user file although the project file decides
@@ -309,9 +295,7 @@ async def test_toggle_warns_when_a_higher_scope_still_decides(demo):
 
 @aio
 async def test_override_effect_before_writing_when_the_engine_can(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         app.request_toggle(ToggleRequest("override", "commit-helper", "off"))
         await settle(app, pilot)
         dialog = app.screen
@@ -323,9 +307,7 @@ async def test_override_effect_before_writing_when_the_engine_can(demo):
 # ---------------------------------------------------------------- doctor, help, palette, navigation
 @aio
 async def test_every_screen_reachable_from_the_footer_keys(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with running(demo, (80, 24)) as (app, pilot):
         for key, mode in zip("12345", ("skills", "preview", "budget", "plugins", "doctor")):
             await pilot.press(key)
             await settle(app, pilot)
@@ -340,9 +322,7 @@ async def test_every_screen_reachable_from_the_footer_keys(demo):
 async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
     from textual.widgets import Tree
 
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("5")
         await settle(app, pilot)
         tree = app.screen.query_one("#diagnostics", Tree)
@@ -365,9 +345,7 @@ async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
 
 @aio
 async def test_every_screen_follows_the_theme(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         for key in "12345":
             await pilot.press(key)
             await settle(app, pilot)
@@ -380,9 +358,7 @@ async def test_every_screen_follows_the_theme(demo):
 
 @aio
 async def test_help_screen(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert isinstance(app.screen, HelpScreen)
@@ -394,9 +370,7 @@ async def test_help_screen(demo):
 
 @aio
 async def test_command_palette_reaches_screens_and_skills(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("ctrl+p")
         await pilot.press(*"go to budget")
         await asyncio.sleep(0.5)
@@ -413,9 +387,7 @@ async def test_command_palette_reaches_screens_and_skills(demo):
 
 @aio
 async def test_runtime_switcher_offers_importable_runtimes(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         keys = [k for k, _ in app.runtimes]
         assert "claude" in keys
         await pilot.press("r")
@@ -428,9 +400,7 @@ async def test_runtime_switcher_offers_importable_runtimes(demo):
 
 @aio
 async def test_refreshes_when_a_skill_file_changes(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         first = app.state
         skill = next(s for s in first.catalog.skills if s.name == "standup")
         text = Path(skill.path).read_text()
@@ -465,9 +435,7 @@ async def test_markup_and_escapes_in_names_descriptions_and_bodies_are_text(tmp_
     from textual.widgets._markdown import MarkdownBlock
 
     opts = _hostile_tree(tmp_path)
-    app = SkilltuiApp(opts, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(opts) as (app, pilot):
         assert app.current_mode == "skills"
         rows = "\n".join(table_text(app.screen.query_one("#skills")))
         assert "[bold]x[red]" in rows and "[bold]boom[/]" in rows
@@ -511,9 +479,7 @@ async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
     shutil.copy(source, d / "SKILL.md")
     (tmp_path / "project").mkdir()
     opts = Options(cwd=str(tmp_path / "project"), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
-    app = SkilltuiApp(opts, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(opts) as (app, pilot):
         skill = next(s for s in app.state.catalog.skills if s.name == "quality-playbook")
         other = next(s for s in app.state.catalog.skills if s.extra.get("shipped"))
         times = []
@@ -552,9 +518,7 @@ async def test_next_preview_keeps_loading_after_a_scrolled_one(tmp_path):
         (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: x\n---\n\n# {name}\n\n{paras}\n")
     (tmp_path / "project").mkdir()
     opts = Options(cwd=str(tmp_path / "project"), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
-    app = SkilltuiApp(opts, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(opts) as (app, pilot):
         a, b = (next(s for s in app.state.catalog.skills if s.name == n) for n in ("long-a", "long-b"))
         app.open_preview(a)
         await settle(app, pilot)
@@ -658,9 +622,7 @@ async def test_a_failed_discovery_is_said_not_raised(demo, monkeypatch):
         raise OSError("disk on fire [bold]x[/]")
 
     monkeypatch.setattr(data, "load", broken)
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         assert app.state is None and "disk on fire [bold]x[/]" in app.load_error
         counts = str(app.screen.query_one("#counts").render())
         assert "Discovery failed" in counts and "[bold]x[/]" in counts
@@ -675,9 +637,7 @@ async def test_preview_compares_every_runtime(demo):
 
     from skilltui.tui.screens.runtimes import RuntimesScreen
 
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("r")  # Codex sees code-style; Claude Code does not
         await settle(app, pilot)
         await pilot.press("slash", *"code-style", "enter", "enter")
@@ -700,9 +660,7 @@ async def test_preview_compares_every_runtime(demo):
 
 @aio
 async def test_budget_shows_each_runtimes_own_prompt(demo):
-    app = SkilltuiApp(demo, poll=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with running(demo) as (app, pilot):
         await pilot.press("r")  # Codex
         await settle(app, pilot)
         await pilot.press("3")

@@ -518,54 +518,38 @@ def discover(opts: Options) -> Catalog:
     real_set: dict[str, _Cand] = {}
     collisions: list[dict] = []
 
-    if ctx.rules == "18":
+    def excluded(c: _Cand) -> bool:
+        """Marks a candidate its source's settings disable or its name filters out."""
+        ok, why = settings.source_enabled(c.provider, c.level)
+        if not ok:
+            c.status, c.reason = DISABLED, why
+            return True
+        why = filter_reason(c.name)
+        if why:
+            c.status, c.reason = FILTERED, why
+            return True
+        return False
+
+    def first_of_each_name(cands: list[_Cand]) -> list[_Cand]:
         seen: dict[str, _Cand] = {}
-        selected: list[_Cand] = []
-        for c in all_items:
-            if c.provider == "omp-managed":
-                continue
-            ok, why = settings.source_enabled(c.provider, c.level)
-            if not ok:
-                c.status, c.reason = DISABLED, why
-                continue
-            why = filter_reason(c.name)
-            if why:
-                c.status, c.reason = FILTERED, why
-                continue
+        for c in cands:
             if c.name in seen:
                 c.status, c.winner = SHADOWED, seen[c.name]
-                continue
-            seen[c.name] = c
-            selected.append(c)
-        for c in selected:
-            rp = _claim_file(ctx, c, real_set)
-            if rp is None:
-                continue
-            skill_map[c.name] = c
-            real_set[rp] = c
+            else:
+                seen[c.name] = c
+        return list(seen.values())
+
+    # v18 drops disabled and filtered items before the first-name-wins pass; v14 after it
+    if ctx.rules == "18":
+        selected = first_of_each_name([c for c in all_items if c.provider != "omp-managed" and not excluded(c)])
     else:
-        seen = {}
-        survivors: list[_Cand] = []
-        for c in all_items:
-            if c.name in seen:
-                c.status, c.winner = SHADOWED, seen[c.name]
-                continue
-            seen[c.name] = c
-            survivors.append(c)
-        for c in survivors:
-            ok, why = settings.source_enabled(c.provider, c.level)
-            if not ok:
-                c.status, c.reason = DISABLED, why
-                continue
-            why = filter_reason(c.name)
-            if why:
-                c.status, c.reason = FILTERED, why
-                continue
-            rp = _claim_file(ctx, c, real_set)
-            if rp is None:
-                continue
-            skill_map[c.name] = c
-            real_set[rp] = c
+        selected = [c for c in first_of_each_name(all_items) if not excluded(c)]
+    for c in selected:
+        rp = _claim_file(ctx, c, real_set)
+        if rp is None:
+            continue
+        skill_map[c.name] = c
+        real_set[rp] = c
 
     # 2. custom directories (§4.5)
     custom_dirs = settings.get("skills.customDirectories")
