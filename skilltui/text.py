@@ -223,6 +223,14 @@ def _replace_invisible(s: str) -> str:
 
 def sanitize(s: str) -> str:
     """§5.4: what Claude Code does to a description or when_to_use before listing it."""
+    if s.isascii() and s.isprintable():
+        # The common case, decided in C: printable ASCII holds no ANSI escape (ESC is a control), no character of the
+        # invisible classes (in ASCII those are only the controls) and no emoji trigger, so only step 3 applies.
+        return s.replace("<", "&lt;").replace(">", "&gt;") if "<" in s or ">" in s else s
+    return _sanitize_full(s)
+
+
+def _sanitize_full(s: str) -> str:
     s = strip_ansi(s)
     if any(t in s for t in _EMOJI_TRIGGERS) and utf16_len(s) <= _EMOJI_CHECK_MAX_UTF16:
         out, pos = [], 0

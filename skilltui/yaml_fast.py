@@ -1,7 +1,8 @@
 """A fast reader for the YAML most frontmatter is written in, returning exactly what the full parser would, or None.
 
 Constructing values with PyYAML's Python constructor is most of discovery's time. This reads the common shapes with
-string methods: top-level `key: scalar` (plain, one-line double-quoted without escapes, single-quoted),
+string methods: top-level `key: scalar` (plain; double-quoted on one line, with no escape but backslash-quote and
+backslash-backslash; single-quoted),
 `key: [plain, plain]`, `key:` followed by a block list or a one-level map of such scalars, and `>`/`|`/`>-`/`|-`
 block scalars with uniform indentation; full-line comments and blank lines outside block scalars. Anything else
 returns None and the caller uses the full parser. tests/test_frontmatter.py checks agreement on generated documents.
@@ -9,6 +10,8 @@ returns None and the caller uses the full parser. tests/test_frontmatter.py chec
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Callable
 
 _BAD_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")  # a plain scalar cannot start with these (conservative)
@@ -19,18 +22,27 @@ _MAYBE_TYPED = frozenset("~nNtTfF-+.0123456789")  # first characters of null, bo
 _NO = object()
 
 
+@functools.lru_cache(maxsize=4096)  # a few keys (name, description, ...) make up nearly every line of every file
 def _key(k: str) -> bool:
     return bool(k) and k.isascii() and k[0] != "-" and not k[0].isdigit() and k.replace("-", "_").isidentifier() \
         and k not in _RESERVED_KEYS
+
+
+# A double-quoted scalar whose only escapes are \" and \\ (the others, \n \x41 \u00e9 …, are left to the parser).
+_DQ = re.compile(r'"((?:[^"\\\n]++|\\["\\])*+)"')
+_DQ_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def _unescape(inner: str) -> str:
+    return _DQ_ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
 
 
 def _scalar(v: str, plain: Callable[[str], Any]):
     """A one-line scalar value (already stripped of spaces), or _NO when it needs the full parser."""
     c = v[0]
     if c == '"':
-        if len(v) >= 2 and v[-1] == '"' and "\\" not in v and '"' not in v[1:-1]:
-            return v[1:-1]
-        return _NO
+        m = _DQ.fullmatch(v)
+        return _unescape(m.group(1)) if m else _NO
     if c == "'":
         inner = v[1:-1]
         if len(v) >= 2 and v[-1] == "'" and "'" not in inner.replace("''", ""):

@@ -10,7 +10,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from skilltui import plugins as plugin_mod
-from skilltui.frontmatter import parse_claude, read_text
+from skilltui.frontmatter import claude_body, parse_claude, read_capped
 from skilltui.model import Frontmatter
 from skilltui.model import (
     CONDITIONAL, DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Catalog, Diagnostic, Options, Skill,
@@ -139,8 +139,13 @@ def js_bool(value, default: bool) -> bool:
 
 
 def first_body_line(body: str) -> str | None:
-    for line in body.split("\n"):
-        line = line.strip()
+    pos = 0
+    while pos <= len(body):  # line by line, without splitting a long body that usually starts with its line
+        end = body.find("\n", pos)
+        if end < 0:
+            end = len(body)
+        line = body[pos:end].strip()
+        pos = end + 1
         if line:
             if line.startswith("#"):
                 stripped = line.lstrip("#")
@@ -213,39 +218,46 @@ class _Scan:
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
     seen_files: dict = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
+    stats: dict = field(default_factory=dict)  # path -> os.stat_result taken when the file was found: one stat a file
 
     def diag(self, severity, code, path, message, line=None, fix=None):
         self.diags.append(Diagnostic(severity, code, path, message, line, fix, runtime=NAME))
 
 
-# Parsed files by (path, inode, mtime, size, ctime): a refresh re-reads only what changed. Frontmatter objects are
-# never mutated after parsing, so catalogs may share them.
-_PARSED: dict[tuple, tuple[Frontmatter, bool]] = {}
+# Parsed files by (path, inode, mtime, size, ctime): a refresh re-reads only what changed. The values (frontmatter
+# without its body, invalid UTF-8 flag, first body line) are never mutated after parsing, so catalogs may share them.
+_PARSED: dict[tuple, tuple[Frontmatter, bool, str | None]] = {}
 MAX_PARSED = 50_000
 
 
-def _parsed(path: str) -> tuple[Frontmatter, bool, tuple[int, int]]:
-    st = os.stat(path)
+def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
     key = (path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
     hit = _PARSED.get(key)
     if hit is None:
-        ft = read_text(path, MAX_SKILL_BYTES, st)
-        hit = (parse_claude(ft.text), ft.invalid_utf8)
+        text, _, _, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
+        fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
+        # ... so the description fallback is taken now, when there can be a need for it.
+        desc = fm.data.get("description")
+        usable = isinstance(desc, (bool, int, float)) or (isinstance(desc, str) and desc.strip())
+        hit = (fm, invalid_utf8, None if usable else first_body_line(claude_body(text)))
         if len(_PARSED) >= MAX_PARSED:
             _PARSED.clear()
         _PARSED[key] = hit
-    return hit[0], hit[1], (st.st_dev, st.st_ino)
+    return hit
 
 
 def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     """Read and parse one file into the entry's fields; problems become diagnostics on the entry."""
+    st = scan.stats.get(skill.path)
     try:
-        fm, invalid_utf8, ident = _parsed(skill.path)
+        if st is None:
+            st = scan.stats[skill.path] = os.stat(skill.path)
+        fm, invalid_utf8, body_line = _parsed(skill.path, st)
     except OSError as exc:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
         scan.diag("warning", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
         return
-    skill.extra["file_id"] = ident
+    skill.extra["file_id"] = (st.st_dev, st.st_ino)
     if invalid_utf8:
         scan.diag("warning", "file-invalid-utf8", skill.path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
     skill.frontmatter = fm
@@ -264,32 +276,42 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
         scan.diag("warning", "claude-frontmatter-early-close", skill.path,
                   "the frontmatter was closed by a '---' inside a line; the rest of the block became body", fix="Quote values containing ---")
 
+    # Thousands of entries come through here: the common cases (string values, absent keys) are tested first.
     raw_desc = data.get("description")
     desc = None
-    if isinstance(raw_desc, str):
+    if type(raw_desc) is str:
         desc = raw_desc.strip() or None
     elif isinstance(raw_desc, (bool, int, float)):
         desc = js_string(raw_desc)
     elif raw_desc is not None:
         scan.diag("warning", "claude-description-ignored", skill.path,
                   f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
-    wtu = js_string(data.get("when_to_use"))
-    skill.extra["has_description"] = desc is not None or wtu is not None
+    wtu = data.get("when_to_use")
+    if wtu is not None:
+        wtu = js_string(wtu)
+    extra = skill.extra
+    extra["has_description"] = desc is not None or wtu is not None
     if desc is None:
-        desc = first_body_line(fm.body) or fallback
+        desc = body_line or fallback
         if skill.source not in ("plugin", "plugin-command") or wtu is not None:
             scan.diag("info", "claude-description-missing", skill.path,
                       f'no description; Claude Code uses "{desc}"', fix="Add a description: line to the frontmatter")
     skill.description, skill.when_to_use = desc, wtu
     name = data.get("name")
-    skill.display_name = js_string(name) if name is not None and not isinstance(name, (list, dict)) else None
-    skill.extra["user_invocable"] = js_bool(data.get("user-invocable"), True)
-    if js_bool(data.get("disable-model-invocation"), False):
-        skill.extra["disable_model_invocation"] = True
+    skill.display_name = name if type(name) is str else (
+        js_string(name) if name is not None and not isinstance(name, (list, dict)) else None)
+    invocable = data.get("user-invocable")
+    extra["user_invocable"] = True if invocable is None else js_bool(invocable, True)
+    dmi = data.get("disable-model-invocation")
+    if dmi is not None and js_bool(dmi, False):
+        extra["disable_model_invocation"] = True
     if "paths" in data:
         patterns = split_paths(data["paths"])
         if patterns and not all(p == "**" for p in patterns):
-            skill.extra["paths"] = patterns
+            extra["paths"] = patterns
+
+
+_SKILL_MD = os.sep + "SKILL.md"
 
 
 def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
@@ -303,7 +325,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
         return []
     found: list[Skill] = []
     for e in entries:
-        path = os.path.join(e.path, "SKILL.md")
+        path = e.path + _SKILL_MD  # os.path.join, without its cost on thousands of entries
         is_link = e.is_symlink()
         try:
             is_dir = e.is_dir()
@@ -340,6 +362,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
             scan.diag("warning", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
                       fix="Move detail into referenced files")
             continue
+        scan.stats[path] = st
         found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
     found.sort(key=lambda s: collation_key(s.name))
     return found
@@ -449,9 +472,11 @@ def _discover(opts: Options) -> Catalog:
     _apply_filters(scan, ordered, settings)
 
     catalog = Catalog(NAME, VERSION, paths.cwd, paths.home, skills=ordered + disabled_items, plugins=plugins, settings=settings)
+    names: dict[tuple[str | None, str], list[str]] = {}  # (plugin, kind) -> item names, in one pass over the items
+    for s in plugin_commands + plugin_skills + disabled_items:
+        names.setdefault((s.plugin, s.kind), []).append(s.name)
     for p in plugins:
-        p.skills = [s.name for s in plugin_skills + disabled_items if s.plugin == p.id and s.kind == "skill"]
-        p.commands = [s.name for s in plugin_commands + disabled_items if s.plugin == p.id and s.kind == "command"]
+        p.skills, p.commands = names.get((p.id, "skill"), []), names.get((p.id, "command"), [])
     catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root)
     catalog.diagnostics = scan.diags
     return catalog
@@ -475,6 +500,8 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
                       skill_dir=item.skill_dir)
             if item.named_by_frontmatter:
                 s.extra["named_by_frontmatter"] = True
+            if item.st is not None:
+                scan.stats[item.path] = item.st
             if p.loads:
                 (commands if item.kind == "command" else skills).append(s)
             else:
@@ -539,6 +566,16 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
     return scoped
 
 
+def _capped(s: Skill, cap: int) -> bool:
+    """Whether the listing cuts the entry's text (`entry_text(s, cap)[1]`), without building the text when it is
+    surely short: sanitising at most quadruples a text's UTF-16 length (`<` becomes `&lt;`, a code point is at most
+    two units), and the suffix, generated text, is at most twice its length."""
+    bound = 4 * len(s.description or "") + 2 * len(s.scoped_suffix or "")
+    if s.when_to_use:
+        bound += 3 + 4 * len(s.when_to_use)  # " - " + the sanitised when_to_use
+    return bound > cap and entry_text(s, cap)[1]
+
+
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
     overrides = settings.merged_map("skillOverrides")
@@ -549,9 +586,10 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     for s in ordered:
         if s.status != LISTED:
             continue
-        wanted = [overrides.get(n) for n in (s.name, s.display_name) if n and overrides.get(n) in OVERRIDE_RANK]
-        if wanted:
-            s.override = max(wanted, key=lambda v: OVERRIDE_RANK[v])
+        if overrides:
+            wanted = [overrides.get(n) for n in (s.name, s.display_name) if n and overrides.get(n) in OVERRIDE_RANK]
+            if wanted:
+                s.override = max(wanted, key=lambda v: OVERRIDE_RANK[v])
         if s.extra.get("disable_model_invocation"):
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):
@@ -565,7 +603,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
         if s.source in ("plugin", "plugin-command") and s.display_name and not s.extra.get("named_by_frontmatter"):
             s.display_name = f"{s.plugin.split('@')[0]}:{s.display_name}"
         s.label = label_for(s, names) if s.override != "name-only" else s.name
-        if not s.extra.get("shipped") and s.override != "name-only" and entry_text(s, cap)[1]:
+        if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
             scan.diag("info", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
                       fix="Shorten the description; move detail into the body")
