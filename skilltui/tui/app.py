@@ -13,6 +13,7 @@ import copy
 import gc
 import os
 import time
+from functools import partial
 
 from textual import events, work
 from textual.app import App
@@ -31,6 +32,7 @@ from skilltui.tui.screens.plugins import PluginsScreen
 from skilltui.tui.screens.preview import PreviewScreen
 from skilltui.tui.screens.skills import SkillsScreen
 from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import SCREENS
 
 POLL_SECONDS = 2.0
@@ -127,14 +129,25 @@ class SkilltuiApp(App[int]):
             self.call_after_refresh(self._warm_markdown)
             self.set_timer(0.2, self._prepare_modes)
 
-    def _prepare_modes(self) -> None:
+    async def _prepare_modes(self) -> None:
         """Build the other screens in the background, one per call and preview first, so that a first visit only
-        shows a screen and does not compose, mount and style it (0.1-0.3 s each)."""
+        shows a screen and does not compose, mount, style, lay out and draw it (0.1-0.3 s each)."""
         self.styles_settled = True
         pending = [mode for mode in ("preview", *self.MODES) if mode not in self._screen_stacks]
-        if pending:
-            self._init_mode(pending[0])  # Textual's own first step of switch_mode, without the switch
-            self.set_timer(0.05, self._prepare_modes)
+        if not pending:
+            return
+        await self._init_mode(pending[0])  # Textual's own first step of switch_mode, without the switch
+        screen = self._screen_stacks[pending[0]][0]
+        for footer in screen.query(StableFooter):
+            footer.bindings_changed(screen)  # its keys, which Textual composes only once the screen is shown
+        self.set_timer(0.05, partial(self._draw_unseen, screen))
+
+    def _draw_unseen(self, screen) -> None:
+        """A layout and a frame that is not displayed: each widget's lines are then cached for the first visit."""
+        if screen is not self.screen:
+            screen._refresh_layout(self.size)
+            screen._compositor.render_update(full=True)
+        self.set_timer(0.05, self._prepare_modes)
 
     async def _warm_markdown(self) -> None:
         """Mount (hidden) and drop one small Markdown document, so the first preview does not pay for loading the
