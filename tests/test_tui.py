@@ -506,6 +506,43 @@ async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
         assert body.lines_shown > shown  # scrolling to the end loads the next piece
 
 
+def test_long_paths_are_cut_at_their_start_to_the_column():
+    from rich.cells import cell_len
+
+    from skilltui.tui.screens.preview import fit_start
+
+    path = "references/a-rather-long-folder-name/scene-design-system.md"
+    assert fit_start(path, 100) == path
+    for width in (2, 5, 12, 30):
+        cut = fit_start(path, width)
+        assert cut.startswith("…") and path.endswith(cut[1:]) and cell_len(cut) <= width
+    wide = "参考/文件名很长的路径.md"
+    assert cell_len(fit_start(wide, 11)) <= 11 and fit_start(wide, 11).endswith("路径.md")
+
+
+@aio
+async def test_referenced_file_paths_fit_the_column(tmp_path):
+    home = tmp_path / "home"
+    d = home / ".claude" / "skills" / "deep"
+    (d / "references" / "a-rather-long-folder-name").mkdir(parents=True)
+    (d / "references" / "a-rather-long-folder-name" / "scene-design-system.md").write_text("x")
+    (d / "SKILL.md").write_text("---\nname: deep\ndescription: x\n---\n\nSee "
+                                "[design](references/a-rather-long-folder-name/scene-design-system.md).\n")
+    (tmp_path / "project").mkdir()
+    opts = Options(cwd=str(tmp_path / "project"), home=str(home), managed_dir=str(tmp_path / "m"), env={"HOME": str(home)})
+    async with running(opts) as (app, pilot):
+        app.open_preview(next(s for s in app.state.catalog.skills if s.name == "deep"))
+        await settle(app, pilot)
+        refs = app.screen.query_one("#refs")
+        first = str(refs.get_option_at_index(0).prompt)
+        assert first.startswith("✓ …") and first.endswith("scene-design-system.md :6")
+        assert len(first) <= refs.scrollable_content_region.width
+        refs.highlighted = 0
+        await pilot.press("f", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, FileScreen)  # the cut label still opens the whole path
+
+
 @aio
 async def test_next_preview_keeps_loading_after_a_scrolled_one(tmp_path):
     """A body is drawn before its screen is shown; the check for "near the end" must not use the last document's

@@ -7,6 +7,7 @@ import json
 import os
 from urllib.parse import unquote
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -25,6 +26,15 @@ from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.widgets.markdown import ProgressiveMarkdown
 
 SOURCE_CAP = 1_000_000
+
+
+def fit_start(text: str, width: int) -> str:
+    """`text` cut at its start to `width` cells, so a path keeps its informative end: "…/scene-design-system.md"."""
+    if width <= 1 or cell_len(text) <= width:
+        return text
+    while text and cell_len(text) > width - 1:
+        text = text[max(1, (cell_len(text) - width) // 2):]  # about half the excess at a time, then one by one
+    return "…" + text
 
 
 def field_value(value) -> str:
@@ -87,6 +97,10 @@ class PreviewScreen(BaseScreen):
 
     def highlighted_skill(self) -> Skill | None:
         return self.skill
+
+    def on_resize(self) -> None:
+        if self.details is not None:
+            self.call_after_refresh(self._references, True)  # paths are fitted to the column's new width
 
     def _selection_changed(self, _=None) -> None:
         """Draw a newly selected skill at once, even before this screen is shown: the app shows the screen once the
@@ -226,18 +240,29 @@ class PreviewScreen(BaseScreen):
         self.query_one("#more", Static).display = False
         self.query_one("#preview-doc", VerticalScroll).scroll_home(animate=False)
 
-    def _references(self) -> None:
+    def _references(self, keep: bool = False) -> None:
         refs = self.query_one("#refs", OptionList)
+        kept = refs.highlighted if keep else None
         refs.clear_options()
         self.targets, self.refused = {}, {}
         d = self.details
         if d is None:
             return
         colours = palette(self.app)
+        files = d["files"]
+
+        def openable(ref: dict) -> bool:
+            return bool(ref["exists"] and ref["inside_skill_dir"] and ref["resolved"])
+
+        # A path longer than the column is cut at its start, to the room left by the scrollbar when there will be
+        # one (a refused link takes up to three lines with its reason).
+        lines = sum(1 if openable(ref) else 3 for ref in d["references"]) + (len(files) + 2 if files else 0)
+        room = (refs.size.width - refs.styles.gutter.width - refs.get_component_styles("option-list--option").padding.width
+                - (refs.styles.scrollbar_size_vertical if lines > refs.size.height else 0))
         options: list[Option | None] = []
         for i, ref in enumerate(d["references"]):
             oid = f"ref:{i}"
-            ok = ref["exists"] and ref["inside_skill_dir"] and ref["resolved"]
+            ok = openable(ref)
             t = Text(no_wrap=True, overflow="ellipsis")
             if ok:
                 t.append("✓ ", style=colours["ok"])
@@ -246,9 +271,9 @@ class PreviewScreen(BaseScreen):
                 t.append("⊘ ", style=colours["error"])
             else:
                 t.append("✗ ", style=colours["error"])
-            t.append(safe(ref["link"]))
-            if ref["line"]:
-                t.append(f" :{ref['line']}", style="dim")
+            where = f" :{ref['line']}" if ref["line"] else ""
+            t.append(fit_start(safe(ref["link"]), room - 2 - len(where)))
+            t.append(where, style="dim")
             if not ok:
                 why = ref["problem"] or "not found"
                 self.refused[oid] = why
@@ -256,7 +281,6 @@ class PreviewScreen(BaseScreen):
             options.append(Option(t, id=oid))
         if not options:
             options.append(Option(Text("(no links in the body)", style="dim italic"), id="none", disabled=True))
-        files = d["files"]
         if files:
             options.append(None)
             options.append(Option(Text(f"In the skill folder ({len(files)})", style="bold"), id="files", disabled=True))
@@ -264,10 +288,10 @@ class PreviewScreen(BaseScreen):
             for i, rel in enumerate(files):
                 oid = f"file:{i}"
                 self.targets[oid] = os.path.join(folder, rel)
-                options.append(Option(Text(safe(rel), no_wrap=True, overflow="ellipsis"), id=oid))
+                options.append(Option(Text(fit_start(safe(rel), room), no_wrap=True), id=oid))
         refs.add_options(options)
         first = next((i for i, o in enumerate(options) if o is not None and not o.disabled), None)
-        refs.highlighted = first
+        refs.highlighted = kept if kept is not None else first
 
     # ------------------------------------------------------------ reading a large body a piece at a time
     def _update_more(self, doc: ProgressiveMarkdown) -> None:
