@@ -68,6 +68,13 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+def _skip_blank(lines: list[str], i: int) -> int:
+    """The index of the first line from `i` that is neither blank nor a comment (len(lines) when none is)."""
+    while i < len(lines) and lines[i].lstrip(" ")[:1] in ("", "#"):
+        i += 1
+    return i
+
+
 def simple_mapping(text: str, plain: Callable[[str], Any]) -> dict[str, Any] | None:
     """The document as a dict when it is in the subset this reads; None otherwise. `plain` types a plain scalar."""
     if not text.replace("\n", "").isprintable():  # tabs, controls, U+2028...: the full parser decides
@@ -120,9 +127,7 @@ def simple_mapping(text: str, plain: Callable[[str], Any]) -> dict[str, Any] | N
             out[key] = sep_.join(body) + (tail if i < n else "")  # no line break after the last line: none kept
             continue
         # `key:` alone: a block list, a one-level map, or null
-        j = i
-        while j < n and lines[j].lstrip(" ")[:1] in ("", "#"):
-            j += 1
+        j = _skip_blank(lines, i)
         if j >= n or lines[j][0] not in " -":
             out[key] = None
             continue
@@ -130,12 +135,9 @@ def simple_mapping(text: str, plain: Callable[[str], Any]) -> dict[str, Any] | N
         indent = _indent(first)
         if first.startswith("- ", indent):  # block list of scalars
             items = []
-            while i < n:
+            while (i := _skip_blank(lines, i)) < n:
                 ln = lines[i]
                 st = ln.lstrip(" ")
-                if not st or st[0] == "#":
-                    i += 1
-                    continue
                 k = len(ln) - len(st)
                 if k < indent or (k == indent == 0 and not st.startswith("- ")):
                     break
@@ -152,12 +154,9 @@ def simple_mapping(text: str, plain: Callable[[str], Any]) -> dict[str, Any] | N
         if indent == 0:
             return None
         sub: dict = {}
-        while i < n:
+        while (i := _skip_blank(lines, i)) < n:
             ln = lines[i]
             st = ln.lstrip(" ")
-            if not st or st[0] == "#":
-                i += 1
-                continue
             k = len(ln) - len(st)
             if k == 0:
                 break
