@@ -28,9 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_tree import generate  # noqa: E402
-from skilltui.model import Options  # noqa: E402
-from skilltui.runtimes import discover  # noqa: E402
+from gen_tree import generate
+
+from skilltui.model import Options
+from skilltui.runtimes import discover
 
 CORPUS = "/work/shared/corpus"
 LARGEST = "github__awesome-copilot/skills/quality-playbook/SKILL.md"
@@ -111,7 +112,7 @@ def bench_discovery(opts: Options, runs: int):
     read_all = floor_reader(catalog)
     files = read_all()
     expected = sum(1 for s in catalog.skills if s.path)
-    from skilltui.runtimes import claude
+    from skilltui.runtimes.claude import discovery as claude
 
     def first_scan():  # nothing parsed yet in this process: what a command-line run does
         claude._PARSED.clear()
@@ -137,7 +138,7 @@ def bench_discovery(opts: Options, runs: int):
 
         load = median_ms(lambda: data.load(opts), max(1, runs // 2))
         print(f"    the TUI's whole load (tui.data.load: discovery, listing rows, watch signature): {load:.0f} ms")
-    except Exception as exc:  # noqa: BLE001 - the TUI is optional here
+    except Exception as exc:
         print(f"    tui.data.load not measured: {exc.__class__.__name__}: {exc}")
     return catalog
 
@@ -148,7 +149,7 @@ def tui_app_class():
         from textual.app import App
 
         from skilltui.tui import app as app_mod
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return None, f"{exc.__class__.__name__}: {exc}"
     for name in ("SkilltuiApp", "SkillTUI", "SkillsApp"):
         cls = getattr(app_mod, name, None)
@@ -251,7 +252,7 @@ async def tui_run(cls, opts: Options, previews: dict[str, str] | None) -> dict[s
             await wait_for(lambda: idle(app), timeout=120)
             await pilot.pause()
             await asyncio.sleep(0.5)  # what a person takes to pick a skill: the app's idle-time work is done
-            clock.start(lambda: preview_ready(app, start))
+            clock.start(lambda start=start: preview_ready(app, start))
             app.open_preview(skill)
             # the loop is watched while the rest of the body is mounted piece by piece behind the first screen
             await clock.watch_loop(2.0)
@@ -278,7 +279,7 @@ def bench_tui(opts: Options, runs: int, previews: dict[str, str]) -> None:
         try:
             with contextlib.redirect_stderr(io.StringIO()):
                 r = asyncio.run(tui_run(cls, opts, previews))
-        except Exception as exc:  # noqa: BLE001 - a TUI bug must not stop the other figures
+        except Exception as exc:
             print(f"    TUI run failed: {exc.__class__.__name__}: {str(exc)[:160]}")
             continue
         if i:
@@ -305,8 +306,8 @@ def bench_tui(opts: Options, runs: int, previews: dict[str, str]) -> None:
 
 # ---------------------------------------------------------------- (c) listing recompute
 def bench_listing(catalog) -> None:
-    from skilltui import listing
     from skilltui.budget import prepared_for
+    from skilltui.runtimes.claude import listing
 
     for n in (1000, None):
         sub = copy.copy(catalog)
@@ -319,7 +320,7 @@ def bench_listing(catalog) -> None:
             budget = listing.resolve_budget(env={}, context_window=w).budget
             t0 = time.perf_counter()
             result = listing.simulate_prepared(prepared, budget)
-            result.entries, result.text  # what a view reads
+            _ = result.entries, result.text  # what a view reads
             times.append(time.perf_counter() - t0)
         med = statistics.median(times) * 1000
         label = f"{len(prepared.entries):,} entries"
@@ -337,7 +338,7 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
         if skill is None:
             print(f"(d) preview engine, {label}: skipped (the skill is not in the catalog)")
             continue
-        ms = median_ms(lambda: skill_details(catalog, skill), runs)
+        ms = median_ms(lambda skill=skill: skill_details(catalog, skill), runs)
         size = os.path.getsize(skill.path)
         print(f"(d) preview engine (preview.skill_details), {label} {size / 1024:.0f} KB: {ms:.1f} ms   "
               f"(part of the {target} ms target)")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skilltui.listing import prepare, resolve_budget, simulate_prepared  # noqa: E402
-from skilltui.model import Skill  # noqa: E402
-from skilltui.shipped import SHIPPED  # noqa: E402
+from skilltui.model import Skill
+from skilltui.runtimes.claude.listing import prepare, resolve_budget, simulate_prepared
+from skilltui.runtimes.claude.shipped import SHIPPED
 
 N = 1000
 WORDS = ["deploy", "review", "日本語の説明", "emoji 🧑\u200d🚀", "किताब", "<tag>", "line\nbreak", "café", "tests"]
@@ -48,7 +48,7 @@ def main() -> None:
         t0 = time.perf_counter()
         listing = simulate_prepared(prepared, budget)
         t1 = time.perf_counter()
-        listing.entries, listing.text  # what a view reads: per-entry states and the rows
+        _ = listing.entries, listing.text  # what a view reads: per-entry states and the rows
         t2 = time.perf_counter()
         arith.append(t1 - t0)
         full.append(t2 - t0)

@@ -24,10 +24,7 @@ VERBS = ["review", "deploy", "generate", "refactor", "debug", "document", "migra
 NOUNS = ["api", "schema", "changelog", "docker", "terraform", "react", "django", "postgres", "kafka", "pdf", "excel",
          "slides", "k8s", "graphql", "rust-crate", "go-module", "ci", "security", "accessibility", "i18n", "logs",
          "metrics", "pull-request", "commit", "dependency", "monorepo", "notebook", "dataset", "prompt", "webhook"]
-WORDS = ("the a of to and in for with when user code files project changes tests build run check output report "
-         "repository function module service config error warning issue branch review team data model version "
-         "command script step example template pattern result value field request response before after each "
-         "all only new existing current").split()
+WORDS = ["the", "a", "of", "to", "and", "in", "for", "with", "when", "user", "code", "files", "project", "changes", "tests", "build", "run", "check", "output", "report", "repository", "function", "module", "service", "config", "error", "warning", "issue", "branch", "review", "team", "data", "model", "version", "command", "script", "step", "example", "template", "pattern", "result", "value", "field", "request", "response", "before", "after", "each", "all", "only", "new", "existing", "current"]
 TOOLS = ["Read", "Write", "Edit", "Grep", "Glob", "Bash(git:*)", "Bash(npm test:*)", "Bash(pytest:*)", "WebFetch",
          "WebSearch", "TodoWrite", "Task"]
 LICENSES = ["MIT", "Apache-2.0", "Complete terms in LICENSE.txt", "BSD-3-Clause", "Proprietary"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from skilltui import listing
 from skilltui.model import Catalog, Options
+from skilltui.runtimes.claude import listing
 from skilltui.text import safe
 
 
@@ -102,15 +102,17 @@ class PromptView:
 
 
 def other_runtime(catalog: Catalog, *, context_window=None, model=None) -> PromptView:
-    if catalog.runtime == "codex":
-        from skilltui.codex_prompt import build_prompt
+    from skilltui.runtimes import get
 
-        if model and not context_window:
-            raise ValueError("--model is a Claude model id; give Codex a --context-window")
-        return PromptView(catalog, build_prompt(catalog, context_window))
-    from skilltui.runtimes import omp
+    if model and not context_window:
+        raise ValueError(f"--model is a Claude model id; give {get(catalog.runtime).label} a --context-window")
+    return PromptView(catalog, get(catalog.runtime).prompt(catalog, context_window))
 
-    return PromptView(catalog, OmpPrompt(catalog, omp.system_prompt(catalog)))
+
+def claude_prompt(catalog: Catalog, context_window: int | None = None) -> BudgetView:
+    """Claude Code's listing for a window (default: the model's), as the runtime interface's prompt."""
+    params = params_for(catalog, Options(cwd=catalog.cwd, home=catalog.home), context_window=context_window)
+    return BudgetView(catalog, params, listing.simulate_prepared(prepared_for(catalog), params.budget))
 
 
 @dataclass

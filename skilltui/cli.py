@@ -231,7 +231,7 @@ def cmd_plugins(args, opts) -> int:
 
 
 def _toggle(outcome, args) -> int:
-    from skilltui import toggle
+    from skilltui.runtimes.claude import toggle
     from skilltui.text import safe
 
     toggle.apply(outcome)
@@ -253,16 +253,16 @@ def _toggle(outcome, args) -> int:
 
 
 def cmd_plugin(args, opts) -> int:
-    from skilltui import toggle
     from skilltui.runtimes import discover
+    from skilltui.runtimes.claude import toggle
 
     opts.runtime = "claude"
     return _toggle(toggle.plan_plugin(discover(opts), args.id, args.action == "enable", args.scope), args)
 
 
 def cmd_skill(args, opts) -> int:
-    from skilltui import toggle
     from skilltui.runtimes import discover
+    from skilltui.runtimes.claude import toggle
 
     opts.runtime = "claude"
     return _toggle(toggle.plan_override(discover(opts), args.name, args.value, args.scope), args)

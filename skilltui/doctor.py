@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from skilltui import budget, conformance, delivery, refs
-from skilltui.model import LISTED, HIDDEN, Catalog, Diagnostic, Options
+from skilltui import budget, refs
+from skilltui.checks import conformance, delivery
+from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
 from skilltui.runtimes import discover
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}

@@ -37,11 +37,9 @@ def skill_urls(catalog: Catalog) -> dict[str, str]:
 
 
 def resolve_url(catalog: Catalog, url: str) -> str:
-    if catalog.runtime == "omp":
-        from skilltui.runtimes import omp
+    from skilltui.runtimes import get
 
-        return omp.resolve_url(catalog, url)
-    return refs.resolve_skill_url(url, skill_urls(catalog))
+    return get(catalog.runtime).resolve_url(catalog, url)
 
 
 def skill_details(catalog: Catalog, skill: Skill) -> dict[str, Any]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _BAD_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")  # a plain scalar cannot start with these (conservative)
 _FLOW_BAD = frozenset(":#,[]{}&*!|>'\"%@`?")
 _BLOCK_HDR = {">": (" ", "\n"), "|": ("\n", "\n"), ">-": (" ", ""), "|-": ("\n", "")}
-_RESERVED_KEYS = frozenset("null Null NULL true True TRUE false False FALSE".split())  # keys YAML reads as null/bool
+_RESERVED_KEYS = frozenset(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"])  # keys YAML reads as null/bool
 _MAYBE_TYPED = frozenset("~nNtTfF-+.0123456789")  # first characters of null, bool, int and float scalars
 _NO = object()
 

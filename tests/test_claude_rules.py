@@ -14,7 +14,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from treelib import DIR, Link, World, build, md
 
 U = "home/.claude/skills"  # user skills
@@ -1173,7 +1172,8 @@ def test_budget_sources(w):
 def test_usage_read_from_global_config(w):
     w.write({f"{U}/s/SKILL.md": md("s"), "home/.claude.json": {"skillUsage": {"s": {"usageCount": 3, "lastUsedAt": 0}}},
              "cfg/.claude.json": {"skillUsage": {"s": {"usageCount": 9, "lastUsedAt": 0}}}, "cfg/skills/s/SKILL.md": md("s")})
-    score = lambda: {e["name"]: e["score"] for e in w.json("budget", "--json", "--now", "1970-01-01T00:00:00Z")["entries"]}["s"]
+    def score():
+        return {e["name"]: e["score"] for e in w.json("budget", "--json", "--now", "1970-01-01T00:00:00Z")["entries"]}["s"]
     assert score() == 3
     w.setenv("CLAUDE_CONFIG_DIR", str(w.p("cfg")))
     assert score() == 9

@@ -7,12 +7,12 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import goldenlib
 import pytest
 
-import goldenlib
-from skilltui import codex_prompt as cp
 from skilltui.model import DISABLED, FILTERED, HIDDEN, INVALID, LISTED, Options, Skill
-from skilltui.runtimes import codex
+from skilltui.runtimes.codex import discovery as codex
+from skilltui.runtimes.codex import prompt as cp
 
 SYSTEM_NAMES = ["create-statusline", "imagegen", "openai-docs", "review-agent", "skill-creator", "skill-installer"]
 
@@ -595,7 +595,7 @@ def test_openai_yaml_interface_and_policy(ws):
     write(agents / "ui/agents/openai.yaml",
           "interface:\n  display_name: Nice  Name\n  short_description: short\n  icon_small: assets/x.svg\n"
           "  icon_large: ../escape.png\n  brand_color: '#A1b2C3'\n  default_prompt: go\n"
-          f"  extra: ignored\ndependencies:\n  tools:\n    - {{type: mcp, value: srv, url: http://x}}\n"
+          "  extra: ignored\ndependencies:\n  tools:\n    - {type: mcp, value: srv, url: http://x}\n"
           "    - {type: env}\npolicy:\n  allow_implicit_invocation: true\n  products: [codex]\n")
     skill(agents / "colour", "colour")
     write(agents / "colour/agents/openai.yaml",
@@ -753,7 +753,7 @@ def test_prompt_drops_from_the_end_with_warning():
                          "skills were not included in the model-visible skills list.")
     assert "desc (file" not in p.text and p.used <= p.budget
     big, small = mk("oversized-system-skill", "desc " * 100, scope="system"), mk("repo-skill")
-    p = render_chars([big, small], table(["/r"]) + cp.text_cost(f"- repo-skill: desc (file: r0/repo-skill/SKILL.md)\n",
+    p = render_chars([big, small], table(["/r"]) + cp.text_cost("- repo-skill: desc (file: r0/repo-skill/SKILL.md)\n",
                                                                "chars"))
     assert [e.state for e in p.entries] == ["dropped", "shortened"]  # keeps scanning after an oversized entry
 
@@ -763,7 +763,7 @@ def test_prompt_token_budget_never_exceeded():
     for window in (10_000, 50_000, 120_000, 400_000):
         p = cp.render_prompt(skills, ["/r"], window)
         assert p.used <= p.budget and p.unit == "tokens"
-        text_cost = cp.text_cost(cp._body([f"- `r0` = `/r`"], [e.line for e in p.entries if e.line]), "tokens")
+        text_cost = cp.text_cost(cp._body(["- `r0` = `/r`"], [e.line for e in p.entries if e.line]), "tokens")
         assert text_cost - cp.text_cost(cp._body([], []), "tokens") <= p.budget + len(p.entries)  # per-line rounding
 
 

@@ -16,8 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from skilltui import conformance as cf
-from skilltui.conformance import check, read_properties, run_cli, to_prompt, validate, validate_cli_output
+from skilltui.checks import conformance as cf
+from skilltui.checks.conformance import (
+    check,
+    read_properties,
+    run_cli,
+    to_prompt,
+    validate,
+    validate_cli_output,
+)
 from skilltui.model import Diagnostic
 
 ALLOWED = "['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']"
@@ -58,7 +65,7 @@ def only(diags: list[Diagnostic], code: str) -> Diagnostic:
 
 def _copy_tree(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst, symlinks=True)
-    for dirpath, dirnames, filenames in os.walk(dst):
+    for dirpath, _dirnames, filenames in os.walk(dst):
         os.chmod(dirpath, os.stat(dirpath).st_mode | stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
         for name in filenames:
             p = os.path.join(dirpath, name)

@@ -11,7 +11,7 @@ import pytest
 from skilltui import cli, doctor
 from skilltui.model import Options
 from skilltui.runtimes import discover
-from skilltui.runtimes.claude import first_body_line
+from skilltui.runtimes.claude.discovery import first_body_line
 
 
 def _mount(corpus: Path, base: Path) -> Options:

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from skilltui.delivery import check_delivery, check_plugin
+from skilltui.checks.delivery import check_delivery, check_plugin
 
 CANON = "---\nname: foo\nversion: 1.2.0\ndescription: Does foo things.\n---\n\n# Foo\nBody.\n"
 TWIN = (

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from treelib import build, md
+
 from skilltui import doctor
 from skilltui.model import Options
-from treelib import build, md
 
 
 def _opts(root, env=None) -> Options:

@@ -11,19 +11,27 @@ import os
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_frontmatter import _same
+from treelib import Link, build, md
 
 from skilltui import doctor, preview, yaml_fast
 from skilltui.frontmatter import (
-    FileFrontmatter, _plain_scalar, _plain_scalar_full, claude_body, load_yaml12_full, parse_claude,
-    read_capped, read_text,
+    FileFrontmatter,
+    _plain_scalar,
+    _plain_scalar_full,
+    claude_body,
+    load_yaml12_full,
+    parse_claude,
+    read_capped,
+    read_text,
 )
-from skilltui.listing import entry_text
 from skilltui.model import Frontmatter, Options, Skill
-from skilltui.runtimes import claude, discover
+from skilltui.runtimes import discover
+from skilltui.runtimes.claude import discovery as claude
+from skilltui.runtimes.claude.listing import entry_text
 from skilltui.text import _sanitize_full, sanitize
-from test_frontmatter import _same
-from treelib import Link, build, md
 
 
 def _opts(root) -> Options:

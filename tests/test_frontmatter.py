@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skilltui import yaml_fast
-from skilltui.frontmatter import YamlError, _plain_scalar, load_yaml12, load_yaml12_full, parse_claude
+from skilltui.frontmatter import (
+    YamlError,
+    _plain_scalar,
+    load_yaml12,
+    load_yaml12_full,
+    parse_claude,
+)
 
 SCALARS = ["yes", "no", "on", "off", "true", "False", "NULL", "~", "3.10", "1:30", "2024-01-01", "0x1F", "0o17", "017",
            "-1", "+2", ".inf", "-.Inf", ".NaN", "1e3", "1_000", "a b", "café", "x-y", "a:b", "a #b", "a: b", "'q'", '"q"',
@@ -57,8 +64,8 @@ def test_fast_path_agrees_with_full_parser(pairs, final_newline):
         return
     try:
         full = load_yaml12_full(text)
-    except YamlError:
-        raise AssertionError(f"fast path accepted what the parser rejects: {text!r}")
+    except YamlError as err:
+        raise AssertionError(f"fast path accepted what the parser rejects: {text!r}") from err
     assert _same(fast, full), (text, fast, full)
 
 

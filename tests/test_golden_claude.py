@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from goldenlib import claude_options, expected, load_case, prepare
+
 from skilltui import budget, cli
 
 LISTING_CASES = ["claude-budget-fx3", "claude-budget-usage", "claude-frontmatter", "claude-names-scan", "claude-precedence",

@@ -15,17 +15,17 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from treelib import DIR, TRACEBACK, Link, World, build, md, strict_json
 
 from skilltui import cli
 from skilltui.frontmatter import parse_claude
-from treelib import DIR, TRACEBACK, Link, World, build, md, strict_json
 
 U = "home/.claude/skills"
 UC = "home/.claude/commands"
@@ -227,7 +227,7 @@ def _deep(w: World) -> None:
         f"{UC}/{deep}/x.md": md("200 levels down"),
         f"{U}/good/{deep}/leaf.md": "leaf",
         f"home/{deep}/.claude/skills/deepskill/SKILL.md": md("in the deep cwd"),
-        f"home/d/.claude/skills/shallow/SKILL.md": md("near the top of the walk"),
+        "home/d/.claude/skills/shallow/SKILL.md": md("near the top of the walk"),
     })
 
 
@@ -364,7 +364,7 @@ SCENARIOS = [
              show=("good", "bomb", "deep-block", "weird-types", "binary-tag", "ctrl", "nan")),
     Scenario("markup", _markup, [("claude-name-invalid", f"{U}/{ANSI[0]}/SKILL.md")],
              show=("good", FS0, "plain-markup", EVIL_SKILL, "evil:--0-title-"), plugin="evil@m",
-             
+
              verbatim={FS0: f"desc {MARKUP[0]} end", MARKUP[2]: f"desc {MARKUP[2]} end",
                        "plain-markup": MARKUP[1], EVIL_SKILL: MARKUP[0] + ANSI[0]}),
     Scenario("long-names", _long_names, [("claude-name-invalid", f"{PLUGINS}/cache/m/{'p' * 200}/1.0.0/skills/s/SKILL.md")],
@@ -636,7 +636,7 @@ def as_nobody(monkeypatch, capsys):
                     try:
                         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                             code = cli.main(argv + base)
-                    except BaseException as exc:  # noqa: BLE001
+                    except BaseException as exc:
                         code, err = None, io.StringIO(f"Traceback: {exc!r}")
                     results.append({"argv": argv, "code": code, "out": out.getvalue(), "err": err.getvalue()})
                 with os.fdopen(wfd, "wb") as fh:
@@ -732,7 +732,7 @@ def test_fifo_does_not_hang(w, place):
     def run():
         try:
             result["names"] = w.names()
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             result["error"] = exc
 
     t = threading.Thread(target=run, daemon=True)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skilltui.listing import (
+from skilltui.model import Skill
+from skilltui.runtimes.claude.listing import (
     PRESETS,
     BudgetParams,
     load_usage,
@@ -21,8 +22,7 @@ from skilltui.listing import (
     simulate_prepared,
     usage_score,
 )
-from skilltui.model import Skill
-from skilltui.shipped import SHIPPED
+from skilltui.runtimes.claude.shipped import SHIPPED
 from skilltui.text import width
 
 DAY = 86_400_000
@@ -155,7 +155,7 @@ def test_rows() -> None:
         sk("x", "a\u2800b k\ufe0fl g\u200dh 🧑\u200d🚀"),
         sk("long", "L" * 1600 + "END"),
         sk("xdir:coll", "ADDDIR", source="add-dir",
-           scoped_suffix=' (scoped to xdir/ — use this instead of the unscoped "coll" skill when the files being changed are under xdir/)'),  # fmt: skip
+           scoped_suffix=' (scoped to xdir/ — use this instead of the unscoped "coll" skill when the files being changed are under xdir/)'),
         sk("forced", "ignored text", label="forced (Display)", override="name-only"),
     ]
     assert simulate(skills, 100_000).text.split("\n") == [

@@ -10,12 +10,24 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from goldenlib import env_for, expected, load_case, prepare, restore_links
-from skilltui.model import DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Options
-from skilltui.runtimes import omp
-from skilltui.runtimes.omp_text import (glob_match, parse_omp_frontmatter, preview_description,
-                                        sanitize_managed_description)
+
+from skilltui.model import (
+    DISABLED,
+    FILTERED,
+    HIDDEN,
+    INVALID,
+    LISTED,
+    SHADOWED,
+    Options,
+)
+from skilltui.runtimes.omp import discovery as omp
+from skilltui.runtimes.omp.text import (
+    glob_match,
+    parse_omp_frontmatter,
+    preview_description,
+    sanitize_managed_description,
+)
 
 
 # ---------------------------------------------------------------- helpers
@@ -129,15 +141,15 @@ def test_golden_statuses_and_rows(shared_dir, tmp_path):
     assert row(cat, "plug-skill").status == DISABLED
     link_target = row(cat, "agents-proj", "agents:project")
     assert link_target.path.endswith("sub/.agents/skills/agents-proj-link/SKILL.md")
-    root_copy = [s for s in cat.skills if s.path.endswith("repo/.agents/skills/agents-proj/SKILL.md")][0]
+    root_copy = next(s for s in cat.skills if s.path.endswith("repo/.agents/skills/agents-proj/SKILL.md"))
     assert root_copy.status == SHADOWED and root_copy.shadowed_by == link_target.path
     c = codes(cat)
     assert c["omp-description-missing"] == 1 and c["omp-skill-disabled"] == 1
     assert c["omp-nested-ignored"] == 1 and c["omp-duplicate-file"] == 1 and c["omp-shadowed"] == 1
     assert c["omp-source-disabled"] == 7
-    nested = [d for d in cat.diagnostics if d.code == "omp-nested-ignored"][0]
+    nested = next(d for d in cat.diagnostics if d.code == "omp-nested-ignored")
     assert nested.path.endswith("group/nested/SKILL.md")
-    off = [d for d in cat.diagnostics if d.code == "omp-skill-disabled"][0]
+    off = next(d for d in cat.diagnostics if d.code == "omp-skill-disabled")
     assert off.line == 4
     # the found-but-not-offered never appear: above the repo, codex at the repo root, github at the repo root
     everything = {s.name for s in cat.skills}
@@ -284,7 +296,7 @@ def test_scan_rules_one_level(box):
     assert "nested" not in got and "loose" not in got and "dot" not in got and "lower" not in got
     c = codes(cat)
     assert c["omp-nested-ignored"] == 1 and c["omp-loose-skill-file"] == 1 and c["omp-hidden-ignored"] == 1
-    linked = [s for s in cat.skills if s.path.endswith("zlinked/SKILL.md")][0]
+    linked = next(s for s in cat.skills if s.path.endswith("zlinked/SKILL.md"))
     assert linked.name == "zlinked" and linked.status == SHADOWED and linked.shadowed_by.endswith("/ok/SKILL.md")
     assert any(d.code == "omp-duplicate-file" for d in cat.diagnostics)  # different names, same file
 
@@ -727,7 +739,7 @@ def test_frontmatter_fallback_reported_with_line(box):
     box.add({"ws/repo/.agents/skills/b/SKILL.md": "---\nname: b\ndescription: ok\nx: [\n  y: 1\n---\n"})
     cat = box.discover()
     assert ("b", "agents:project") in listed(cat)
-    diag = [d for d in cat.diagnostics if d.code == "omp-frontmatter-fallback"][0]
+    diag = next(d for d in cat.diagnostics if d.code == "omp-frontmatter-fallback")
     assert diag.line is not None and diag.line >= 4
 
 

@@ -12,7 +12,12 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from skilltui.settings_writer import SettingsWriteError, preview, read_json_object, set_member
+from skilltui.settings_writer import (
+    SettingsWriteError,
+    preview,
+    read_json_object,
+    set_member,
+)
 
 EP = "enabledPlugins"
 ID = "demo@mkt"

@@ -219,7 +219,7 @@ def test_cap_properties(s: str, cap: int) -> None:
     else:
         assert out.endswith("…") and utf16_len(out) <= cap
         body = out[:-1]
-        assert s.startswith(body) or s.startswith(body[:-1]) and body.endswith("\ufffd")
+        assert s.startswith(body) or (s.startswith(body[:-1]) and body.endswith("\ufffd"))
 
 
 @settings(max_examples=400, deadline=None)

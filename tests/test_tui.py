@@ -636,7 +636,8 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
 
 def test_what_if_shows_a_toggle_effect_before_writing(demo):
     """The engine applies a planned change in memory (Options.pending); the files stay as they are."""
-    from skilltui import budget, listing
+    from skilltui import budget
+    from skilltui.runtimes.claude import listing
 
     loaded = data.load(demo)
     chars = budget.params_for(loaded.claude, demo).budget

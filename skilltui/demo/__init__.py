@@ -28,7 +28,7 @@ def install(dest: str) -> str:
     """Copy the demo tree to `dest` (fresh), restoring dot names, filling $DEMO, marking the git root."""
     if os.path.isdir(dest):
         shutil.rmtree(dest)
-    for dirpath, dirnames, filenames in os.walk(TREE):
+    for dirpath, _dirnames, filenames in os.walk(TREE):
         rel = os.path.relpath(dirpath, TREE)
         out_dir = os.path.join(dest, *[_undot(p) for p in rel.split(os.sep) if p != "."])
         os.makedirs(out_dir, exist_ok=True)

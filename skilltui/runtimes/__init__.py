@@ -1,23 +1,62 @@
-"""Runtime rule sets. Each module is pinned to one runtime version and exposes:
+"""Runtime rule sets, one package per runtime, each pinned to one version behind one small interface.
 
-    NAME: str, VERSION: str
-    discover(opts: Options) -> Catalog      # never writes, never raises on bad input (diagnostics instead)
-
-Adding a runtime version means a new module (or a new rule table) registered here, not edits elsewhere.
+A runtime package's ``__init__`` exposes ``RUNTIME``, an object satisfying :class:`Runtime`. Views (CLI, TUI, doctor,
+budget, preview) reach a runtime only through this interface and never branch on its name. Adding a runtime (or a new
+version of one) means a new package registered in ``REGISTRY`` and nothing else.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Protocol
 
 from skilltui.model import Catalog, Options
 
-RUNTIMES = {"claude": "skilltui.runtimes.claude", "codex": "skilltui.runtimes.codex", "omp": "skilltui.runtimes.omp"}
+
+class PromptText(Protocol):
+    """What a runtime sends the model about skills, as that runtime computes it."""
+
+    @property
+    def text(self) -> str: ...
+
+    def to_json(self) -> dict[str, object]: ...
 
 
-def runtime_module(name: str):
-    return importlib.import_module(RUNTIMES[name])
+class Runtime(Protocol):
+    key: str  # the --runtime value: "claude"
+    label: str  # what people call it: "Claude Code"
+    version: str  # the pinned version whose rules this package models
+
+    def discover(self, opts: Options) -> Catalog:
+        """Every file found, its status and reason, diagnostics. Never writes, never raises on bad input."""
+        ...
+
+    def prompt(self, catalog: Catalog, context_window: int | None = None) -> PromptText:
+        """The skills text the model receives, with the runtime's own limits."""
+        ...
+
+    def resolve_url(self, catalog: Catalog, url: str) -> str:
+        """A skill:// URL resolved by the runtime's rules; raises refs.SkillUrlError with the runtime's message."""
+        ...
+
+
+# key -> package exposing RUNTIME; order is the order the TUI's runtime switcher and `--runtime all` use.
+REGISTRY: dict[str, str] = {
+    "claude": "skilltui.runtimes.claude",
+    "codex": "skilltui.runtimes.codex",
+    "omp": "skilltui.runtimes.omp",
+}
+RUNTIMES = REGISTRY  # older name, kept for callers that only iterate the keys
+
+
+def get(key: str) -> Runtime:
+    runtime: Runtime = importlib.import_module(REGISTRY[key]).RUNTIME
+    return runtime
+
+
+def runtime_module(name: str):  # the discovery module; views should prefer get()
+    return importlib.import_module(REGISTRY[name] + ".discovery")
 
 
 def discover(opts: Options) -> Catalog:
-    return runtime_module(opts.runtime).discover(opts)
+    return get(opts.runtime).discover(opts)

@@ -184,7 +184,7 @@ class SkilltuiApp(App[int]):
         await super().on_event(event)
 
     def _report_effect(self, before: data.Loaded, after: data.Loaded, chars: int) -> None:
-        from skilltui import listing
+        from skilltui.runtimes.claude import listing
 
         if before.prepared is None or after.prepared is None:
             return

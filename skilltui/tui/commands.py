@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from skilltui import listing
+from skilltui.runtimes.claude import listing
 from skilltui.text import safe
 from skilltui.tui.widgets.topbar import SCREENS
 

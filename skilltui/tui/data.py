@@ -6,37 +6,29 @@ screens read (one `Loaded` per discovery run), watches files for changes, and as
 
 from __future__ import annotations
 
-import dataclasses
-
 import copy
+import dataclasses
 import importlib
 import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui import budget, listing
+from skilltui import budget
 from skilltui.model import Catalog, Diagnostic, Options, Skill
-from skilltui.runtimes import RUNTIMES
+from skilltui.runtimes import REGISTRY, get
+from skilltui.runtimes.claude import listing
 
-RUNTIME_LABELS = {"claude": "Claude Code", "codex": "Codex CLI", "omp": "oh-my-pi"}
+RUNTIME_LABELS = {key: get(key).label for key in REGISTRY}
 
 
 def available_runtimes() -> list[tuple[str, str]]:
-    """(key, "Label VERSION") for every runtime whose module imports and offers `discover`."""
-    out = []
-    for key, module_name in RUNTIMES.items():
-        try:
-            module = importlib.import_module(module_name)
-        except Exception:  # a runtime still being written must not break the app
-            continue
-        if callable(getattr(module, "discover", None)):
-            out.append((key, f"{RUNTIME_LABELS.get(key, key)} {getattr(module, 'VERSION', '')}".strip()))
-    return out
+    """(key, "Label VERSION") for every registered runtime."""
+    return [(key, f"{get(key).label} {get(key).version}") for key in REGISTRY]
 
 
 def runtime_label(catalog: Catalog) -> str:
-    return f"{RUNTIME_LABELS.get(catalog.runtime, catalog.runtime)} {catalog.runtime_version}"
+    return f"{get(catalog.runtime).label} {catalog.runtime_version}"
 
 
 def with_runtime(opts: Options, runtime: str) -> Options:
@@ -136,7 +128,7 @@ def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int
             for e in catalog.extra["prompt"].entries:
                 by_path[e.path] = e.description
         elif catalog.runtime == "omp":
-            from skilltui.runtimes import omp
+            from skilltui.runtimes.omp import discovery as omp
 
             by_name.update(omp.prompt_entries(catalog))
     except Exception:  # a runtime still being written: fall back to the plain descriptions

@@ -17,7 +17,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from skilltui import budget, listing
+from skilltui import budget
+from skilltui.runtimes.claude import listing
 from skilltui.text import safe
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.screens.toggle import ToggleRequest

@@ -16,7 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, RadioButton, RadioSet, Static
 from textual.worker import get_current_worker
 
-from skilltui import settings_writer, toggle
+from skilltui import settings_writer
+from skilltui.runtimes.claude import toggle
 from skilltui.text import safe
 from skilltui.tui import data
 from skilltui.tui.screens.base import palette

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from skilltui.listing import Listing
+from skilltui.runtimes.claude.listing import Listing
 
 
 def split(result: Listing) -> tuple[int, int, int]:

@@ -24,8 +24,9 @@ their line is not printed (their text is Codex's, not ours) and they are costed 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from skilltui.model import Catalog, Skill
 

@@ -23,9 +23,10 @@ import re
 import stat
 import textwrap
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from yaml import nodes as _nodes
 from yaml import tokens as _tokens
@@ -36,7 +37,7 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError
 
-from .model import Diagnostic
+from skilltui.model import Diagnostic
 
 VERSION = "0.1.1"
 MAX_BYTES = 1_000_000
@@ -223,7 +224,7 @@ class _StrictScanner(Scanner):
         self.tokens_taken += 1
         return tokens.pop(0)
 
-    def check_token(self, *choices):  # noqa: D401 - mirrors the scanner API
+    def check_token(self, *choices):
         self._fill()
         if self.tokens:
             if not choices:
@@ -387,7 +388,7 @@ def _mark_str(mark: Any) -> str:
             end -= 5
             break
     snippet = buffer[start:end]
-    caret = "^ (line: {})".format(mark.line + 1)
+    caret = f"^ (line: {mark.line + 1})"
     indent = 4
     return (
         where
@@ -513,7 +514,7 @@ def _construct(node: Any, top: bool = False) -> Any:
             raise _DuplicateKey(
                 "While parsing",
                 key_node.start_mark,
-                "Duplicate key '{0}' found".format(key),
+                f"Duplicate key '{key}' found",
                 key_node.end_mark,
             )
         out[key] = value

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from .model import Skill
-from .shipped import SHIPPED, shipped_entry
-from .text import cap_utf16, sanitize, utf16_len, width
+from skilltui.model import Skill
+from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
+from skilltui.text import cap_utf16, sanitize, utf16_len, width
 
 DEFAULT_VERSION = "2.1.332"
 DEFAULT_CAP = 1536  # settings.skillListingMaxDescChars default (§7.2)

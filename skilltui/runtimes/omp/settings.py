@@ -15,7 +15,7 @@ from typing import Any
 
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
 from skilltui.model import Diagnostic
-from skilltui.runtimes.omp_text import js_truthy
+from skilltui.runtimes.omp.text import js_truthy
 
 READ_CAP = 1_000_000
 
@@ -142,9 +142,7 @@ class OmpSettings:
             return True
         if pid == "claude" and self.raw("skills.enableClaudeUser") is True:
             return True
-        if pid == "codex" and self.raw("skills.enableCodexUser") is True:
-            return True
-        return False
+        return bool(pid == "codex" and self.raw("skills.enableCodexUser") is True)
 
     def source_enabled(self, provider: str, level: str) -> tuple[bool, str | None]:
         """Whether one discovered source is on, and if not, which setting switched it off."""
@@ -294,7 +292,7 @@ def _read_json(path: str, diags: list[Diagnostic]) -> dict | None:
 
 
 def _stringify_keys(value: Any) -> Any:
-    from skilltui.runtimes.omp_text import js_string_key
+    from skilltui.runtimes.omp.text import js_string_key
 
     if isinstance(value, dict):
         return {js_string_key(k): _stringify_keys(v) for k, v in value.items()}

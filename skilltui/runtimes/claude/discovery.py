@@ -9,15 +9,25 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from skilltui import plugins as plugin_mod
 from skilltui.frontmatter import claude_body, parse_claude, read_capped
-from skilltui.model import Frontmatter
 from skilltui.model import (
-    CONDITIONAL, DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Catalog, Diagnostic, Options, Skill,
+    CONDITIONAL,
+    DISABLED,
+    FILTERED,
+    HIDDEN,
+    INVALID,
+    LISTED,
+    SHADOWED,
+    Catalog,
+    Diagnostic,
+    Frontmatter,
+    Options,
+    Skill,
 )
-from skilltui.settings import Paths, Settings, load_settings, paths_for
-from skilltui.listing import DEFAULT_CAP, entry_text
-from skilltui.shipped import SHIPPED
+from skilltui.runtimes.claude import plugins as plugin_mod
+from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
+from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
+from skilltui.runtimes.claude.shipped import SHIPPED
 from skilltui.text import collation_key, utf16_len
 
 NAME = "claude"
@@ -607,10 +617,10 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
             scan.diag("info", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
                       fix="Shorten the description; move detail into the body")
-        if s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped"):
-            if not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1]):
-                scan.diag("info", "claude-display-name-unused", s.path,
-                          f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")
+        if (s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped")
+                and not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1])):
+            scan.diag("info", "claude-display-name-unused", s.path,
+                      f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")
         s.order = position
         position += 1
     for s in ordered:

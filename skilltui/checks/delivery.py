@@ -25,7 +25,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui.frontmatter import YamlError, key_line, line_fallback, load_yaml12, parse_claude
+from skilltui.frontmatter import (
+    YamlError,
+    key_line,
+    line_fallback,
+    load_yaml12,
+    parse_claude,
+)
 from skilltui.model import Diagnostic, Frontmatter
 
 CAP = 1_000_000  # bytes read from any one file
@@ -35,11 +41,7 @@ MAX_DEPTH = 8
 MAX_DIAGS_PER_FILE = 50
 
 HOOK_EVENTS = frozenset(
-    """PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit UserPromptExpansion
-    SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact PostCompact PreModelSwitch
-    PostModelSwitch PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated TaskCompleted Elicitation
-    ElicitationResult ConfigChange WorktreeCreate WorktreeRemove InstructionsLoaded CwdChanged FileChanged
-    DirectoryAdded MessageDisplay PreSkillShellCommand""".split()
+    ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"]
 )
 # plugin.json component fields holding paths (claude-code.md §10.2)
 COMPONENT_FIELDS = ("skills", "commands", "agents", "hooks", "mcpServers", "outputStyles", "themes", "workflows", "lspServers")
@@ -183,9 +185,7 @@ def claude_name_valid(name: str) -> bool:
         o = ord(ch)
         if o <= 0x1F or 0x7F <= o <= 0x9F or ch in "\u2028\u2029<>" or unicodedata.category(ch) == "Cf":
             return False
-    if "  " in name or " :" in name or ": " in name or name.startswith(":") or name.endswith(":"):
-        return False
-    return True
+    return not ("  " in name or " :" in name or ": " in name or name.startswith(":") or name.endswith(":"))
 
 
 class _Out:
@@ -980,12 +980,12 @@ def check_delivery(
     """
     try:
         d = _Delivery(project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir)
-    except Exception as exc:  # noqa: BLE001 - never let a path problem escape
+    except Exception as exc:
         return [Diagnostic("error", "delivery-check-failed", project_root, f"delivery checks could not start: {exc!r}")]
     for step in (d.load_canonicals, d.check_claude, d.check_codex, d.check_agy):
         try:
             step()
-        except Exception as exc:  # noqa: BLE001 - a bug or a hostile tree must not take doctor down
+        except Exception as exc:
             d.out.add("error", "delivery-check-failed", project_root,
                       f"{step.__name__} stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
     return d.out.items
@@ -1098,7 +1098,7 @@ class _Plugin:
                              f"plugin.json `{key}` holds {_q(v)}, which is not a path", line=_json_key_line(self.manifest_text, key))
         elif isinstance(value, dict):
             if key == "commands":
-                for cmd, spec in value.items():
+                for _cmd, spec in value.items():
                     if isinstance(spec, dict) and isinstance(spec.get("source"), str):
                         raw.append(spec["source"])
             elif key not in ("hooks", "mcpServers"):
@@ -1117,7 +1117,7 @@ class _Plugin:
             elif os.path.isabs(p) or p.startswith(("~", "\\")) or re.match(r"^[A-Za-z]:", p) or not p.startswith("./"):
                 what = "is absolute" if (os.path.isabs(p) or p.startswith(("~", "\\")) or re.match(r"^[A-Za-z]:", p)) else "does not start with ./"
                 self.add("error", "plugin-path-invalid", self.manifest_path, f"plugin.json `{key}` path {_q(p)} {what}",
-                         line=line, fix=f'Write it relative to the plugin root starting with ./, e.g. "./{p.lstrip("./~/")}".')
+                         line=line, fix=f'Write it relative to the plugin root starting with ./, e.g. "./{p.lstrip("./~")}".')
                 continue
             full = os.path.normpath(os.path.join(self.root, p))
             if not _inside(full, self.root):
@@ -1392,7 +1392,7 @@ class _Plugin:
         clean = lambda s: re.sub(r"[^A-Za-z0-9_-]", "_", s)  # noqa: E731
         known = {clean(s) for s in servers or ()}
         plugin = clean(self.name)
-        for name, skill in sorted(self.skills.items()):
+        for _name, skill in sorted(self.skills.items()):
             data = skill.fm.data if skill.fm else {}
             shown = self.show(skill.path)
             if "mcp_args" in data and not isinstance(data["mcp_args"], dict):
@@ -1445,7 +1445,7 @@ class _Plugin:
                          fix="Point delivery.capability_guide at a readable file.")
             else:
                 guide_tokens = {m.group(2).strip() for m in re.finditer(r"(`+)(.+?)\1", text, re.S)}
-        for name, skill in sorted(self.skills.items()):
+        for _name, skill in sorted(self.skills.items()):
             body = skill.fm.body if skill.fm else ""
             start = skill.fm.body_line if skill.fm else 1
             lines = body.split("\n")
@@ -1466,7 +1466,7 @@ class _Plugin:
                     continue
                 item = m.group(1)
                 span = re.search(r"(`+)(.+?)\1", item)
-                token = span.group(2).strip() if span else re.split(r"[\s:]", item.strip(), 1)[0]
+                token = span.group(2).strip() if span else re.split(r"[\s:]", item.strip(), maxsplit=1)[0]
                 if token and token not in guide_tokens:
                     self.add("error", "plugin-capability-undefined", skill.path,
                              f"{self.show(skill.path)} requires capability {_q(token)}, which {self.guide} never defines (in backticks)",
@@ -1592,17 +1592,17 @@ def check_plugin(plugin_root: str, *, capability_guide: str | None = None) -> li
     """
     try:
         p = _Plugin(plugin_root, capability_guide)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return [Diagnostic("error", "plugin-check-failed", plugin_root, f"plugin checks could not start: {exc!r}")]
     steps = (p.load_manifest, p.check_paths, p.load_skills, p.load_commands, p.check_items, p.check_mcp,
              p.check_capabilities, p.check_hooks)
     for step in steps:
         try:
             step()
-        except Exception as exc:  # noqa: BLE001 - a bug or a hostile tree must not take doctor down
+        except Exception as exc:
             p.add("error", "plugin-check-failed", plugin_root,
                   f"{step.__name__} stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
     return p.out.items
 
 
-__all__ = ["check_delivery", "check_plugin", "claude_name_valid", "default_managed_dir", "HOOK_EVENTS"]
+__all__ = ["HOOK_EVENTS", "check_delivery", "check_plugin", "claude_name_valid", "default_managed_dir"]

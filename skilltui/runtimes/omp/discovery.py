@@ -28,12 +28,31 @@ from urllib.parse import unquote_to_bytes
 
 from skilltui import refs
 from skilltui.frontmatter import key_line, read_text
-from skilltui.model import (DISABLED, FILTERED, HIDDEN, INVALID, LISTED, SHADOWED, Catalog, Diagnostic, Frontmatter,
-                            Options, Skill)
-from skilltui.runtimes import omp_plugins as plug
-from skilltui.runtimes.omp_settings import load_settings
-from skilltui.runtimes.omp_text import (glob_match, is_valid_managed_name, js_sort_key, js_trim, js_truthy,
-                                        parse_omp_frontmatter, preview_description, sanitize_managed_description)
+from skilltui.model import (
+    DISABLED,
+    FILTERED,
+    HIDDEN,
+    INVALID,
+    LISTED,
+    SHADOWED,
+    Catalog,
+    Diagnostic,
+    Frontmatter,
+    Options,
+    Skill,
+)
+from skilltui.runtimes.omp import plugins as plug
+from skilltui.runtimes.omp.settings import load_settings
+from skilltui.runtimes.omp.text import (
+    glob_match,
+    is_valid_managed_name,
+    js_sort_key,
+    js_trim,
+    js_truthy,
+    parse_omp_frontmatter,
+    preview_description,
+    sanitize_managed_description,
+)
 
 NAME = "omp"
 VERSION = "18.3.4"
@@ -74,7 +93,7 @@ class _Cand:
     loadable: bool = False  # reached omp's result list (read, enabled, description where required)
     status: str = LISTED
     reason: str | None = None
-    winner: "_Cand | None" = None
+    winner: _Cand | None = None
     plugin: str | None = None
     plugin_root: str | None = None
     realpath: str | None = None

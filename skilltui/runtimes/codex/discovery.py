@@ -22,8 +22,19 @@ from typing import Any
 
 import yaml
 
-from skilltui.codex_prompt import build_prompt, cut_description, path_key
-from skilltui.model import DISABLED, FILTERED, HIDDEN, INVALID, LISTED, Catalog, Diagnostic, Frontmatter, Options, Skill
+from skilltui.model import (
+    DISABLED,
+    FILTERED,
+    HIDDEN,
+    INVALID,
+    LISTED,
+    Catalog,
+    Diagnostic,
+    Frontmatter,
+    Options,
+    Skill,
+)
+from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
 
 NAME = "codex"
 VERSION = "0.171.0"

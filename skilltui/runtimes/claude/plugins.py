@@ -8,7 +8,11 @@ import stat
 from dataclasses import dataclass
 
 from skilltui.model import Diagnostic, Plugin
-from skilltui.settings import Settings, has_managed_settings, read_json_file
+from skilltui.runtimes.claude.settings import (
+    Settings,
+    has_managed_settings,
+    read_json_file,
+)
 from skilltui.text import collation_key
 
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")

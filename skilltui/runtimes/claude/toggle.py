@@ -10,7 +10,7 @@ from typing import Any
 
 from skilltui import settings_writer
 from skilltui.model import Catalog
-from skilltui.settings import WRITABLE_SCOPES, Settings
+from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings
 
 RANK = {"user": 0, "project": 1, "local": 2}  # higher number = higher precedence
 OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")

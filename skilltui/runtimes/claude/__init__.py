@@ -1,0 +1,29 @@
+"""Claude Code 2.1.332: discovery, frontmatter, settings, plugins, the listing and its budget, toggles."""
+
+from __future__ import annotations
+
+from skilltui.model import Catalog, Options
+
+
+class _Claude:
+    key = "claude"
+    label = "Claude Code"
+    version = "2.1.332"
+
+    def discover(self, opts: Options) -> Catalog:
+        from skilltui.runtimes.claude.discovery import discover
+
+        return discover(opts)
+
+    def prompt(self, catalog: Catalog, context_window: int | None = None):
+        from skilltui import budget
+
+        return budget.claude_prompt(catalog, context_window)
+
+    def resolve_url(self, catalog: Catalog, url: str) -> str:
+        from skilltui import preview, refs
+
+        return refs.resolve_skill_url(url, preview.skill_urls(catalog))
+
+
+RUNTIME = _Claude()
