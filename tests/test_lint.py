@@ -1,0 +1,25 @@
+"""The checks that keep the code in shape run with the suite: ruff, and the engine free of Textual and Rich."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ruff_is_clean():
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "skilltui", "tests", "bench", "scripts"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_engine_never_imports_textual_or_rich():
+    for path in (ROOT / "skilltui").rglob("*.py"):
+        if "tui" in path.relative_to(ROOT / "skilltui").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert name.split(".")[0] not in ("textual", "rich"), f"{path}: imports {name}"
