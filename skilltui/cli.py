@@ -29,6 +29,8 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
     parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
     parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
+    parser.add_argument("--demo-reset", action="store_true",
+                        help="use the demo (as --demo), starting again from a fresh copy", **d)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--scope", choices=("user", "project", "local"))
     p.add_argument("--json", action="store_true")
+    p.add_argument("--follow-links", action="store_true",
+                   help="write project/local settings even where a link leads the real file outside the project")
 
     p = sub.add_parser("skill", parents=[common], help="set a per-skill override (skillOverrides)")
     p.add_argument("action", choices=("set",))
@@ -65,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("value", choices=("on", "name-only", "user-invocable-only", "off"))
     p.add_argument("--scope", choices=("user", "project", "local"))
     p.add_argument("--json", action="store_true")
+    p.add_argument("--follow-links", action="store_true",
+                   help="write project/local settings even where a link leads the real file outside the project")
 
     p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
     win = p.add_mutually_exclusive_group()
@@ -92,10 +98,10 @@ def options_from(args: argparse.Namespace, runtime: str | None = None):
     home = args.home or env.get("HOME") or os.path.expanduser("~")
     cwd = args.cwd or os.getcwd()
     managed = args.managed_dir
-    if getattr(args, "demo", False):
+    if getattr(args, "demo", False) or getattr(args, "demo_reset", False):
         from skilltui.demo import demo_options
 
-        return demo_options(runtime or args.runtime or "claude", env)
+        return demo_options(runtime or args.runtime or "claude", env, reset=getattr(args, "demo_reset", False))
     for label, path in (("--cwd", cwd), ("--home", home)):
         if not os.path.isdir(path):
             raise CliError(f"{label} {path}: not a directory")
@@ -234,13 +240,14 @@ def _toggle(outcome, args) -> int:
     from skilltui.runtimes.claude import toggle
     from skilltui.text import safe
 
-    toggle.apply(outcome)
+    toggle.apply(outcome, follow_links=args.follow_links)
     if args.json:
         _emit_json(outcome.to_json(), indent=None)
     elif outcome.ok:
-        print(outcome.message)
+        print(safe(outcome.message))
         if outcome.change:
-            print(f"{safe(outcome.change.path)}:")
+            real = outcome.change.target
+            print(f"{safe(outcome.change.path)}:" + (f" (through a link: {safe(real)})" if outcome.change.outside else ""))
             if outcome.change.old_line is not None:
                 print(f"  - {safe(outcome.change.old_line)}")
             print(f"  + {safe(outcome.change.new_line)}")
@@ -325,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
+    args.demo_reset = getattr(args, "demo_reset", False)
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):
         parser.error("--runtime all is accepted by show and doctor only")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from skilltui import budget, refs
-from skilltui.checks import conformance, delivery
+from skilltui.checks import conformance, delivery, invisible
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
 from skilltui.runtimes import discover
 
@@ -70,6 +70,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
         _guard(found, "the link check", None, link_findings, catalog)
+        _guard(found, "the invisible-character check", None, invisible.findings, catalog)
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
             for p in catalog.plugins:

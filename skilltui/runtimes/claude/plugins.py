@@ -18,6 +18,8 @@ from skilltui.text import collation_key
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")
 BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-plugin-authoring", "cc-plugin-privacy")
 MAX_COMMAND_FILES = 10_000  # per plugin or commands root: a bound on hostile trees
+MAX_WALK_DIRS = 10_000  # folders one commands walk may visit: a link to / must not walk the file system (issue #17.10)
+RECORDS_CAP = 5_000_000  # bytes read of installed_plugins.json / known_marketplaces.json
 
 
 @dataclass
@@ -58,7 +60,7 @@ def _applies(record: dict, settings: Settings) -> bool:
 
 def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str, dict]:
     path = os.path.join(settings.paths.plugins_dir, "known_marketplaces.json")
-    data, error, exists = read_json_file(path)
+    data, error, exists = read_json_file(path, RECORDS_CAP)
     if error:
         diags.append(Diagnostic("warning", "plugin-file-unreadable", path, f"known_marketplaces.json {error}"))
     known = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
@@ -128,7 +130,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved."""
     pdir = settings.paths.plugins_dir
     installed_path = os.path.join(pdir, "installed_plugins.json")
-    installed, error, _ = read_json_file(installed_path)
+    installed, error, _ = read_json_file(installed_path, RECORDS_CAP)
     if error:
         diags.append(Diagnostic("error", "plugin-file-unreadable", installed_path, f"installed_plugins.json {error}",
                                 fix="Reinstall the plugins or repair this file"))
@@ -160,6 +162,12 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         apply_enablement(plugin, settings)
         if not plugin.marketplace_known:
             plugin.errors.append(f"Marketplace {market} not found")
+        if install_path is not None and "\0" in install_path:
+            # Observed (oracle): Claude Code lists the plugin as enabled, with no error, and loads nothing from it.
+            plugin.root = None
+            diags.append(Diagnostic("error", "plugin-install-path-invalid", installed_path,
+                                    f'the installPath of "{pid}" holds a NUL character; Claude Code loads nothing from '
+                                    "this plugin and says nothing", fix="Reinstall the plugin"))
         plugin.manifest = _manifest(plugin.root, diags)
         plugin.loads = plugin.enabled and plugin.marketplace_known and pid not in managed_off and bool(plugin.root)
         plugins.append(plugin)
@@ -339,6 +347,8 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
     visited: set[str] = set()
     stack: list[tuple[str, list[str]]] = [(top, [])]
     while stack and len(items) < MAX_COMMAND_FILES:
+        if len(visited) >= MAX_WALK_DIRS:
+            break
         d, parts = stack.pop()
         try:
             real = os.path.realpath(d)
@@ -364,6 +374,12 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
             elif e.name.endswith(".md") and _is_file(e):
                 items.append(Item("command", prefix + ":".join(parts + [e.name[:-3]]), e.path, top, d))
         stack.extend(reversed(subdirs))  # depth first, in name order
+    if stack and diags is not None:  # stopped by a cap: say so, the rest is not shown
+        what = f"{MAX_WALK_DIRS:,} folders" if len(visited) >= MAX_WALK_DIRS else f"{MAX_COMMAND_FILES:,} files"
+        diags.append(Diagnostic("warning", "claude-walk-capped", top,
+                                f"stopped after {what} below this commands folder (a link to / or a huge tree?); "
+                                "what lies beyond is not shown, though Claude Code may read it",
+                                fix="Replace links that lead to large folders with the files meant"))
     return items
 
 

@@ -5,6 +5,7 @@ The decision is pure over a Catalog; the write itself goes through `settings_wri
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ class Outcome:
     value: Any = None
     change: settings_writer.Change | None = None
     warnings: list[str] = field(default_factory=list)
+    within: str | None = None  # project/local scope: the project folder the real target must stay in (issue #17.6)
 
     @property
     def ok(self) -> bool:
@@ -51,6 +53,8 @@ class Outcome:
         if self.change is not None:
             out["file"] = self.change.path
             out["change"] = {"before": self.change.old_line, "after": self.change.new_line, "created": self.change.created}
+            if self.change.target != os.path.abspath(self.change.path):
+                out["realFile"] = self.change.target  # the file is reached through a link
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
@@ -106,6 +110,7 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
         target = scope
     out.scope = target
     out.path = settings.paths.scope_file(target)
+    out.within = _project_root(out.path, target)
     out.keys, out.value = ("enabledPlugins", plugin_id), enable
 
     problem = _file_problem(out.path)
@@ -154,6 +159,7 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     settings: Settings = catalog.settings
     target = scope or "local"
     out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
+    out.within = _project_root(out.path, target)
     out.keys, out.value = ("skillOverrides", name), value
     if value not in OVERRIDE_VALUES:
         out.message, out.failure_code = f"unknown override {value!r}; use one of {', '.join(OVERRIDE_VALUES)}", "bad_value"
@@ -180,18 +186,31 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     return out
 
 
+def _project_root(path: str, scope: str) -> str | None:
+    """The folder a project/local settings file must stay in: the one holding its `.claude`. User scope is not
+    confined (dotfile links are the user's own)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(path))) if scope in ("project", "local") else None
+
+
 def preview(outcome: Outcome) -> Outcome:
+    """The change apply() would make; `change.outside` tells that the real target leaves the project (to confirm)."""
     if outcome.ok:
-        outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value)
+        outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value, within=outcome.within)
     return outcome
 
 
-def apply(outcome: Outcome) -> Outcome:
-    """Write the planned change. A refused write turns the outcome into a failure with the writer's one line."""
+def apply(outcome: Outcome, follow_links: bool = False) -> Outcome:
+    """Write the planned change. A refused write turns the outcome into a failure with the writer's one line. Unless
+    `follow_links` (the user confirmed the real target), a project/local write whose real target leaves the project
+    is refused."""
     if not outcome.ok:
         return outcome
     try:
-        outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value)
+        outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value, within=outcome.within,
+                                                    follow_links=follow_links)
+    except settings_writer.OutsideError as exc:
+        outcome.message, outcome.failure_code = str(exc), "target_outside_project"
+        outcome.extra["realFile"] = exc.target
     except settings_writer.SettingsWriteError as exc:
         outcome.message, outcome.failure_code = str(exc), "write_refused"
     return outcome
