@@ -140,3 +140,48 @@ def test_untrusted_names_reach_the_terminal_escaped(tmp_path: Path, capsys: pyte
     rel = str((skills.parents[2] / "f.txt").relative_to(tmp_path / "repo"))
     assert main(["--cwd", str(tmp_path / "repo"), "--home", str(tmp_path / "home"), "touch", rel]) == 0
     assert "\x1b" not in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the TUI view
+def test_touch_screen_in_the_app(tmp_path: Path) -> None:
+    import asyncio
+
+    from skilltui.demo import demo_options
+    from skilltui.tui.app import SkilltuiApp
+    from skilltui.tui.screens.touch import TouchScreen
+
+    opts = demo_options("claude", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
+
+    async def scenario() -> None:
+        app = SkilltuiApp(opts, poll=False)
+
+        async def no_preparing() -> None:  # the idle-time screen building is not under test and may race teardown
+            return None
+
+        app._prepare_modes = no_preparing  # type: ignore[method-assign]
+        async with app.run_test(size=(120, 40)) as pilot:
+            async def until(condition, what: str) -> None:  # polled, with a generous limit for loaded machines
+                for _ in range(1200):
+                    if condition():
+                        return
+                    await pilot.pause(0.05)
+                raise AssertionError(f"timed out waiting for {what}")
+
+            await until(lambda: app.state is not None, "discovery")
+            await pilot.press("t")
+            await until(lambda: isinstance(app.screen, TouchScreen), "the touch screen")
+            screen = app.screen
+            screen.query_one("#touch-input").value = "src/api/routes.ts ui/button.tsx"
+            await pilot.press("enter")
+            await until(lambda: screen.view is not None, "the simulation")
+            await pilot.pause()
+            rows = [" | ".join(str(getattr(c, "plain", c)) for c in screen.query_one("#touch-table").get_row(k))
+                    for k in screen.query_one("#touch-table").rows]
+            assert rows[0].startswith("src/api/routes.ts | api-conventions | paths 'src/api'")
+            assert rows[1].startswith("ui/button.tsx | ui-kit | ui/.claude/skills")
+            blocks = str(screen.query_one("#touch-blocks").render())
+            assert "New skills discovered in ui/.claude/skills" in blocks
+            await pilot.press("escape")
+            await until(lambda: not isinstance(app.screen, TouchScreen), "the screen to close")
+
+    asyncio.run(scenario())

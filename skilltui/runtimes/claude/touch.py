@@ -82,6 +82,7 @@ class Session:
     steps: list[Step]
     unmatched: list[Unmatched]
     budget: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # from the folders loaded on the way
     assumed: tuple[str, ...] = ASSUMED
 
     def to_json(self) -> dict[str, object]:
@@ -190,6 +191,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     loaded: dict[str, list[Skill]] = {}  # folder rel -> its skills (as scanned), in load order
     sent: dict[tuple[str, str], str] = {}  # (folder rel, name) -> label last sent
     steps: list[Step] = []
+    diagnostics: list[Diagnostic] = []
 
     for given in touched:
         path = os.path.normpath(os.path.join(cwd, given))
@@ -229,7 +231,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
                     step.folders.append(Folder(folder_rel, False, why))
                 else:
                     skills, diags = load_skills_root(root, "project", settings, keep_order=True)
-                    catalog.diagnostics.extend(d_ for d_ in diags if isinstance(d_, Diagnostic))
+                    diagnostics += diags
                     shown = [s for s in skills if s.status == LISTED and not s.extra.get("disable_model_invocation")]
                     loaded[folder_rel] = shown
                     fresh.append(folder_rel)
@@ -271,7 +273,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
 
     unmatched = [Unmatched(s, pending_patterns[id(s)], _why_not(pending_patterns[id(s)]))
                  for s in pending if id(s) not in activated]
-    return Session(steps, unmatched, budget)
+    return Session(steps, unmatched, budget, diagnostics)
 
 
 def _block(listing: Listing) -> str:
