@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from skilltui.frontmatter import parse_claude  # noqa: E402
+from skilltui.frontmatter import parse_claude
 
 
 def bomb(items: int = 19_000, refs: int = 2_000) -> str:

@@ -140,8 +140,8 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
     if text is not None:  # inline `--settings {...}`
         src.exists = True
         try:
-            value, error = json.loads(text), None
-        except (json.JSONDecodeError, RecursionError) as exc:
+            value, error = fsio.json_loads(text), None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             value, error = None, f"is not valid JSON: {exc}"
     else:
         value, error, src.exists = read_json_file(path)
