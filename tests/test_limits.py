@@ -256,13 +256,19 @@ CAP = 2 * 1024 * 1024  # observed with the oracle: Claude Code reads 2,097,152 b
 
 
 def test_settings_cap_matches_claude_code(w):
-    """At exactly the cap the file is read (the override applies); one byte more and it is ignored, with a note."""
+    """Replays tests/fixtures/settings-cap/oracle.json: at exactly the cap the file is read (the override applies);
+    one byte more, or 2.2 MB of 2-byte characters (fewer characters than the cap), and it is ignored, with a note."""
+    recorded = json.loads((FIXTURES / "settings-cap" / "oracle.json").read_text())
     w.write({f"{U}/foo/SKILL.md": md("foo skill")})
-    w.write({USER_SETTINGS: _padded(CAP, {"foo": "off"})})
-    assert "foo" not in w.names()
-    w.write({USER_SETTINGS: _padded(CAP + 1, {"foo": "off"})})
-    assert "foo" in w.names()
-    assert any("larger than 2,097,152 bytes" in d["message"] for d in w.diags())
+    for name, case in recorded.items():
+        ch = "é" if name.startswith("2-byte") else "x"
+        head = '{"skillOverrides": {"foo": "off"}, "pad": "'
+        text = head + ch * ((case["bytes"] - len(head) - 2) // len(ch.encode())) + '"}'
+        assert len(text.encode()) == case["bytes"]
+        w.write({USER_SETTINGS: text})
+        assert ("foo" not in w.names()) is case["settings_read"], name
+        noted = any("larger than 2,097,152 bytes" in d["message"] for d in w.diags())
+        assert noted is not case["settings_read"], name
 
 
 def test_oversized_settings_treated_alike_reading_and_writing(w):
@@ -547,3 +553,47 @@ def test_demo_reset_starts_again(tmp_path, monkeypatch, capsys):
     assert next(p for p in json.loads(capsys.readouterr().out) if p["id"] == "linter@demo-market")["enabled"] is False
     cli.main(["--demo-reset", "plugins", "--json"])
     assert next(p for p in json.loads(capsys.readouterr().out) if p["id"] == "linter@demo-market")["enabled"] is True
+
+
+# ================================================================ 6 (TUI): the toggle dialog shows the real target
+def test_toggle_dialog_shows_a_real_target_outside_the_project(tmp_path):
+    import asyncio
+
+    from skilltui.demo import demo_options
+    from skilltui.tui.app import SkilltuiApp
+    from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+
+    opts = demo_options("claude", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}\n")
+    local = Path(opts.home).parent / "project" / ".claude" / "settings.local.json"
+    if local.exists():
+        local.unlink()
+    local.symlink_to(outside)
+
+    async def settle(app, pilot):
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+    async def scenario():
+        app = SkilltuiApp(opts, poll=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            app.request_toggle(ToggleRequest("override", "commit-helper", "off"))
+            await settle(app, pilot)
+            dialog = app.screen
+            assert isinstance(dialog, ToggleScreen)
+            await pilot.press("l")
+            await settle(app, pilot)
+            assert dialog.outcome.ok and dialog.outcome.change.outside
+            shown = str(dialog.query_one("#toggle-change").render())
+            assert "outside the project" in shown and str(outside) in shown
+            assert outside.read_text() == "{}\n"  # nothing written before Write
+            await pilot.press("w")
+            await settle(app, pilot)
+            assert not isinstance(app.screen, ToggleScreen)
+
+    asyncio.run(asyncio.wait_for(scenario(), 240))
+    assert json.loads(outside.read_text()) == {"skillOverrides": {"commit-helper": "off"}}
+    assert local.is_symlink()
