@@ -102,6 +102,9 @@ class Skill:
             out["display_name"] = self.display_name
         if self.override is not None:
             out["override"] = self.override
+        paths = self.extra.get("paths")
+        if paths:  # the `paths` patterns that make a skill conditional, as the runtime reads them
+            out["paths"] = list(paths)
         return out
 
 

@@ -172,7 +172,7 @@ def test_list_json_has_no_internal_keys(demo, capsys):
     _, out, _ = run(capsys, "--demo", "list", "--all", "--json")
     documented = {"name", "label", "description", "when_to_use", "source", "root", "path", "plugin", "status",
                   "reason", "shadowed_by", "order", "shipped"}
-    optional = {"display_name", "override"}
+    optional = {"display_name", "override", "paths"}
     for s in json.loads(out)["skills"]:
         assert documented <= set(s) <= documented | optional, set(s) ^ documented
         assert "file_id" not in s
