@@ -131,9 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH", help="files, folders or globs, in the order they are touched")
     p.add_argument("--git", nargs="?", const="", metavar="RANGE",
                    help="also the files git sees as changed (staged, unstaged, untracked), or those of RANGE (main...HEAD)")
-    p.add_argument("--budget", type=int, metavar="CHARS", help="listing budget (default: as for the first listing)")
+    p.add_argument("--budget", type=_unit(units.parse_count, "--budget"), metavar="CHARS",
+                   help="listing budget (default: as for the first listing)")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
+    _json_options(p, out)
     out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
 
     p = sub.add_parser("doctor", parents=[common], help="every diagnostic, with the file and a fix")
@@ -422,7 +423,7 @@ def cmd_touch(args, opts) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:
-        _emit_json(view.to_json())
+        _emit_json(view.to_json(), args)
     elif args.text:
         sys.stdout.write(view.text())
     else:
