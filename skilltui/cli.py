@@ -151,11 +151,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_usage(path: str) -> None:
     """--usage names a global config: a missing or broken one is said, never silently read as "no usage"."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.loads(fh.read(64 * 1024 * 1024))
+    from skilltui import fsio
+    from skilltui.runtimes.claude.listing import USAGE_CAP
+
+    try:  # through fsio: a FIFO or /dev/zero named here neither blocks nor reads without end
+        got = fsio.read_capped_bytes(path, USAGE_CAP)
+        if got.truncated:
+            raise CliError(f"--usage {path}: larger than {USAGE_CAP:,} bytes; not read")
+        data = fsio.json_loads(got.data.decode("utf-8"))
     except FileNotFoundError:
         raise CliError(f"--usage {path}: no such file") from None
+    except fsio.NotRegularFile as exc:
+        raise CliError(f"--usage {path}: cannot be read ({exc.strerror})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"--usage {path}: cannot be read ({exc.__class__.__name__})") from None
     except (ValueError, RecursionError) as exc:
