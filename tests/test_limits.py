@@ -597,3 +597,26 @@ def test_toggle_dialog_shows_a_real_target_outside_the_project(tmp_path):
     asyncio.run(asyncio.wait_for(scenario(), 240))
     assert json.loads(outside.read_text()) == {"skillOverrides": {"commit-helper": "off"}}
     assert local.is_symlink()
+
+
+# ================================================================ 3/4: one reader, everywhere
+READS = re.compile(r"(?<![\w.])open\(|\bjson\.load\(|\.read_text\(|\.read_bytes\(")
+# Files that may open files themselves: the reader itself, the writer (its own temp and lock files), the demo copier
+# (package data it writes), the help page (package data).
+OWN_FILES = {"fsio.py", "settings_writer.py", "demo/__init__.py", "tui/screens/help.py"}
+
+
+def test_every_read_goes_through_fsio():
+    """A plain open() of a user's file blocks on a FIFO and reads /dev/zero without end (issue #17.3/4): skilltui reads
+    through skilltui.fsio (or frontmatter.read_text, which opens O_NONBLOCK after a regular-file stat)."""
+    pkg = ROOT / "skilltui"
+    offenders = []
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg).as_posix()
+        if rel in OWN_FILES:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if READS.search(code) and '"""' not in code and "resources.files" not in code:
+                offenders.append(f"skilltui/{rel}:{n}: {line.strip()}")
+    assert offenders == []
