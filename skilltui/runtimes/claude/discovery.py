@@ -81,7 +81,10 @@ def _display_ok(display: str) -> bool:
 
 
 def label_for(skill: Skill, names: set[str]) -> str:
+    """§4.3. Legacy commands never show their frontmatter name (observed)."""
     d = skill.display_name
+    if skill.source == "legacy-command":
+        return skill.name
     if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names:
         return f"{skill.name} ({d})"
     return skill.name
@@ -146,6 +149,17 @@ def js_bool(value, default: bool) -> bool:
         if low in ("0", "false", "no", "off"):
             return False
     return default
+
+
+def model_invocation_disabled(value) -> bool:
+    """§5.2 `disable-model-invocation`, observed: true, and strings or numbers that read 1/true/yes/on once trimmed
+    (`1`, `1.0`, `' yes '`); not 2, -1, `y`, lists (`[true]`) or null."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float, str)):
+        text = value if isinstance(value, str) else js_string(value)
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    return False
 
 
 def first_body_line(body: str) -> str | None:
@@ -218,7 +232,7 @@ def split_paths(value) -> list[str]:
         if not p:
             continue
         for q in expand_braces(p):
-            out.append(q[:-3] if q.endswith("/**") and len(q) > 3 else q)
+            out.append(q[:-3] if q.endswith("/**") else q)  # "/**" leaves "": unconditional (observed)
     return out
 
 
@@ -313,11 +327,11 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     invocable = data.get("user-invocable")
     extra["user_invocable"] = True if invocable is None else js_bool(invocable, True)
     dmi = data.get("disable-model-invocation")
-    if dmi is not None and js_bool(dmi, False):
+    if dmi is not None and model_invocation_disabled(dmi):
         extra["disable_model_invocation"] = True
-    if "paths" in data:
+    if "paths" in data and skill.source not in ("legacy-command", "plugin", "plugin-command"):  # §5.5: skills dirs only
         patterns = split_paths(data["paths"])
-        if patterns and not all(p == "**" for p in patterns):
+        if patterns and not all(p in ("**", "") for p in patterns):
             extra["paths"] = patterns
 
 
@@ -553,7 +567,8 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
             continue
         first = winners.get(s.name)
         if first is None:
-            winners[s.name] = s
+            if not s.extra.get("disable_model_invocation"):  # a hidden entry does not take its name (§7.1, observed)
+                winners[s.name] = s
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
         s.reason = f"the name is taken by the {first.source} entry {first.path or first.name}"

@@ -1,0 +1,48 @@
+"""Replays the Claude Code fixtures recorded from the real tool (tests/fixtures/claude, re-recorded by its record.py):
+every row's label and state, and the exact rows of the entries not shipped inside Claude Code."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from skilltui import budget
+from skilltui.model import Options
+
+_SPEC = importlib.util.spec_from_file_location("claude_fixture", Path(__file__).parent / "fixtures" / "claude" / "fixture.py")
+fixture = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(fixture)
+
+RUNS = [pytest.param(case, run, id=f"{case.name}/{run['id']}") for case in fixture.cases() for run in fixture.load(case)["runs"]]
+
+
+def _options(data: dict, run: dict, root: Path) -> Options:
+    home = root / data.get("home", "home")
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **fixture.run_env(run, root)}
+    if run.get("budget") is not None:
+        env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(run["budget"])
+    return Options(cwd=str(root / data.get("cwd", "repo")), home=str(home), runtime="claude",
+                   managed_dir=str(root / data.get("managed_dir", "no-managed-dir")),
+                   add_dirs=[str(root / d) for d in run.get("add_dirs", [])], env=env)
+
+
+def test_every_case_is_recorded():
+    assert fixture.cases(), "no fixtures found"
+    for case in fixture.cases():
+        for run in fixture.load(case)["runs"]:
+            assert (case / f"expected-{run['id']}.json").is_file(), f"{case.name}/{run['id']}: run record.py"
+
+
+@pytest.mark.parametrize(("case", "run"), RUNS)
+def test_listing_matches_recording(tmp_path, case, run):
+    data = fixture.load(case)
+    root = fixture.build(data, tmp_path / "tree")
+    want = fixture.expected(case, run)
+    view = budget.run(_options(data, run, root), model=run.get("model") or fixture.DEFAULT_MODEL)
+    got = [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries]
+    assert got == want["entries"]
+    assert [e.row for e in view.result.entries if not e.shipped] == want["lines"]
+    assert view.result.over_budget == (want["over_budget"] is not None)
