@@ -503,8 +503,12 @@ def _discover(opts: Options) -> Catalog:
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
     entries += shipped_before
-    scoped = _resolve(scan, entries, shipped_after)
-    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + scoped + shipped_after
+    scoped = _resolve(scan, entries, shipped_after, _add_dir_labels(add_dirs))
+    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + shipped_after
+    # §6.3, observed: the scoped extras go just before the first entry named `init` that was not shadowed (the
+    # builtin command, or a skill or command that took its name, listed or hidden), whatever its group.
+    at = next((i for i, s in enumerate(ordered) if s.name == "init" and s.status == LISTED), len(ordered) - len(shipped_after))
+    ordered[at:at] = scoped
     for s in disabled_items:
         _load_entry(scan, s, "Plugin skill")
     _apply_filters(scan, ordered, settings)
@@ -550,7 +554,20 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
     return commands, skills, disabled
 
 
-def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> list[Skill]:
+def _add_dir_labels(add_dirs: list[str]) -> dict[str, str]:
+    """§6.3 `<F>` of each --add-dir folder: its own name, or its shortest path suffix that no other folder shares
+    (`…/a/common`, `…/b/common` → `a/common`, `b/common`; observed)."""
+    parts = {d: [p for p in d.split(os.sep) if p] for d in add_dirs}
+    labels = {}
+    for d, mine in parts.items():
+        k = 1
+        while k < len(mine) and any(o != d and parts[o][-k:] == mine[-k:] for o in parts):
+            k += 1
+        labels[d] = "/".join(mine[-k:])
+    return labels
+
+
+def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_dir_labels: dict[str, str]) -> list[Skill]:
     """Same-file dedupe, conditional set-aside, first-name-wins (§6). Returns the add-dir scoped extras (§6.3)."""
     winners: dict[str, Skill] = {}
     scoped: list[Skill] = []
@@ -589,7 +606,8 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
         if not s.extra.get("shipped"):
             scan.diag("info", "claude-shadowed", s.path, f"{s.name} ({s.source}) is shadowed by {first.source} {first.path}")
         if s.source == "add-dir":
-            folder = os.path.basename(os.path.dirname(os.path.dirname(s.root)))
+            add_dir = os.path.dirname(os.path.dirname(s.root))
+            folder = add_dir_labels.get(add_dir) or os.path.basename(add_dir)
             extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
                           description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
                           extra=dict(s.extra, scoped_extra=True))
@@ -617,7 +635,7 @@ def _capped(s: Skill, cap: int) -> bool:
 
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
-    overrides = settings.merged_map("skillOverrides")
+    overrides = settings.merged_map("skillOverrides", skip=("add-dir",))  # add-dir folders' are not read (observed)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
     names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)}
@@ -625,10 +643,10 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     for s in ordered:
         if s.status != LISTED:
             continue
-        if overrides:
-            wanted = [overrides.get(n) for n in (s.name, s.display_name) if n and overrides.get(n) in OVERRIDE_RANK]
-            if wanted:
-                s.override = max(wanted, key=lambda v: OVERRIDE_RANK[v])
+        if overrides and s.source not in ("plugin", "plugin-command"):  # keyed by name only; not plugin items (observed)
+            wanted = overrides.get(s.name)
+            if wanted in OVERRIDE_RANK:
+                s.override = wanted
         if s.extra.get("disable_model_invocation"):
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):
