@@ -52,3 +52,39 @@ def test_listing_matches_recording(tmp_path, case, run):
         assert view.result.budget == want["over_budget"]["budget"]
         assert view.result.total_full == want["over_budget"]["width"]
         assert len(entries) == want["over_budget"]["skills"]
+
+
+def _catalog_and_opts(tmp_path, settings: dict | None = None, env: dict | None = None):
+    from skilltui.runtimes import discover
+
+    home, cwd = tmp_path / "home", tmp_path / "repo"
+    (home / ".claude").mkdir(parents=True)
+    cwd.mkdir()
+    if settings is not None:
+        import json
+
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    opts = Options(cwd=str(cwd), home=str(home), managed_dir=str(tmp_path / "managed"), env={"HOME": str(home), **(env or {})})
+    return discover(opts), opts
+
+
+def test_default_model_order(tmp_path):
+    """§8.0: --model, else ANTHROPIC_MODEL, else settings `model`, else claude-opus-5-5 (an assumption, said so)."""
+    catalog, opts = _catalog_and_opts(tmp_path / "a")
+    choice = budget.default_model(catalog, opts)
+    assert (choice.model, choice.source) == ("claude-opus-5-5", "default") and "subscription" in choice.assumed
+    view = budget.run(opts, catalog=catalog)
+    assert view.result.budget == 30000 and view.to_json()["model"] == "claude-opus-5-5"
+    assert view.to_json()["assumed"] == choice.assumed
+    catalog, opts = _catalog_and_opts(tmp_path / "b", settings={"model": "claude-sonnet-4-6"})
+    choice = budget.default_model(catalog, opts)
+    assert (choice.model, choice.source) == ("claude-sonnet-4-6", "settings") and choice.assumed is None
+    assert budget.run(opts, catalog=catalog).result.budget == 8000
+    catalog, opts = _catalog_and_opts(tmp_path / "c", settings={"model": "claude-sonnet-4-6"}, env={"ANTHROPIC_MODEL": "opus"})
+    assert budget.default_model(catalog, opts).source == "env"
+    assert budget.run(opts, catalog=catalog).result.budget == 30000
+    choice = budget.default_model(catalog, opts, "claude-sonnet-4-6[1m]")
+    assert choice.source == "flag" and "account" in choice.assumed
+    assert budget.run(opts, catalog=catalog, model="claude-sonnet-4-6[1m]").result.budget == 40000
+    data = budget.run(opts, catalog=catalog, context_window=200_000).to_json()
+    assert (data["model"], data["model_source"]) == (None, "context-window")

@@ -27,7 +27,7 @@ from skilltui.model import (
 from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
-from skilltui.runtimes.claude.shipped import SHIPPED
+from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
 from skilltui.text import collation_key, utf16_len
 
 NAME = "claude"
@@ -80,14 +80,25 @@ def _display_ok(display: str) -> bool:
     return all(ch in "_:.-" or unicodedata.category(ch)[0] in "LMN" for ch in display)
 
 
-def label_for(skill: Skill, names: set[str]) -> str:
-    """§4.3. Legacy commands never show their frontmatter name (observed)."""
+def label_for(skill: Skill, names: set[str] | frozenset[str], first_with_display: dict[str, Skill] | None = None) -> str:
+    """§4.3: looking the display name up must find this entry: no entry (nor a command Claude Code ships) has it as
+    its name, and no entry earlier in the listing shows it (observed). Legacy commands never show it."""
     d = skill.display_name
     if skill.source == "legacy-command":
         return skill.name
-    if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names:
+    if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names \
+            and (first_with_display is None or first_with_display.get(d, skill) is skill):
         return f"{skill.name} ({d})"
     return skill.name
+
+
+def _plugin_display(s: Skill) -> str | None:
+    """A plugin item's display name: `<plugin>:<frontmatter name>`, not prefixed again when the name already carries
+    the prefix (`name: demo:check`, §4.3 observed)."""
+    if not s.display_name or s.extra.get("named_by_frontmatter"):
+        return s.display_name
+    prefix = s.name.split(":", 1)[0] + ":"  # the plugin's name as its items carry it
+    return s.display_name if s.display_name.startswith(prefix) else prefix + s.display_name
 
 
 # ---------------------------------------------------------------- frontmatter fields (§5.2, §5.3)
@@ -638,7 +649,13 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     overrides = settings.merged_map("skillOverrides", skip=("add-dir",))  # add-dir folders' are not read (observed)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
-    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)}
+    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)} | UNLISTED_NAMES.get(VERSION, frozenset())
+    first_with_display: dict[str, Skill] = {}
+    for s in ordered:
+        if s.status == LISTED and s.source in ("plugin", "plugin-command"):
+            s.display_name = _plugin_display(s)
+        if s.status == LISTED and s.display_name and s.source != "legacy-command":
+            first_with_display.setdefault(s.display_name, s)
     position = 0
     for s in ordered:
         if s.status != LISTED:
@@ -657,9 +674,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
                       fix="Add a description: line to its frontmatter")
         if s.status != LISTED:
             continue
-        if s.source in ("plugin", "plugin-command") and s.display_name and not s.extra.get("named_by_frontmatter"):
-            s.display_name = f"{s.plugin.split('@')[0]}:{s.display_name}"
-        s.label = label_for(s, names) if s.override != "name-only" else s.name
+        s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
         if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
             scan.diag("info", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
