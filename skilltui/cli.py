@@ -29,6 +29,8 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
     parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
     parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not use or store answers in the cache (also SKILLTUI_NO_CACHE=1)", **d)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,13 +119,36 @@ def options_from(args: argparse.Namespace, runtime: str | None = None):
                    omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
 
 
-def _emit_json(data, indent: int | None = 2) -> None:
+def _json_text(data, indent: int | None = 2) -> str:
     text = json.dumps(data, ensure_ascii=False, indent=indent)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, stay valid JSON
         text = json.dumps(data, ensure_ascii=True, indent=indent)
-    sys.stdout.write(text + "\n")
+    return text + "\n"
+
+
+def _emit_json(data, indent: int | None = 2) -> None:
+    sys.stdout.write(_json_text(data, indent))
+
+
+def _discover(opts):
+    from skilltui.runtimes import discover
+
+    return discover(opts)
+
+
+def _cached(args, opts, compute) -> str:
+    """compute(opts), or the answer stored by an earlier run on the same, unchanged tree (skilltui/cache.py)."""
+    from dataclasses import replace
+
+    from skilltui import cache
+
+    if args.no_cache or args.demo:
+        return compute(opts)
+    parts = [__version__, args.command, sorted((k, v) for k, v in vars(args).items() if k not in ("no_cache",)),
+             replace(opts, env={}).__repr__()]
+    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))
 
 
 def _find_skill(catalog, name: str):
@@ -136,13 +161,13 @@ def _find_skill(catalog, name: str):
 
 # ---------------------------------------------------------------- commands
 def cmd_list(args, opts) -> int:
+    if args.json:
+        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_discover(o).to_json(include_all=args.all))))
+        return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
     catalog = discover(opts)
-    if args.json:
-        _emit_json(catalog.to_json(include_all=args.all))
-        return EXIT_OK
     skills = catalog.skills if args.all else catalog.listed()
     print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
     for s in skills:
@@ -355,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
+    args.no_cache = getattr(args, "no_cache", False)
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):
         parser.error("--runtime all is accepted by show and doctor only")
