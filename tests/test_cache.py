@@ -137,3 +137,21 @@ def test_recording_restores_os(tmp_path: Path) -> None:
     assert (os.stat, os.lstat, os.scandir, os.open, open) == before
     assert rec.paths[(str(tmp_path / "missing"), "stat")] is None
     assert rec.env.seen == {"A": "1", "B": None}
+
+
+def test_list_json_through_the_command_line(tmp_path: Path, capsys, monkeypatch) -> None:
+    from skilltui.cli import main
+
+    home, project = _tree(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    args = ["--cwd", str(project), "--home", str(home), "--managed-dir", str(tmp_path / "managed"), "list", "--json"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert len(list((tmp_path / "cache" / "skilltui").iterdir())) == 1
+    assert main(args) == 0 and capsys.readouterr().out == first
+    (home / ".claude" / "skills" / "delta").mkdir()
+    (home / ".claude" / "skills" / "delta" / "SKILL.md").write_text("---\ndescription: new\n---\n")
+    assert main(args) == 0
+    fresh = capsys.readouterr().out
+    assert '"delta"' in fresh and fresh != first
+    assert main([*args, "--no-cache"]) == 0 and capsys.readouterr().out == fresh
