@@ -4,6 +4,7 @@ every row's label and state, and the exact rows of the entries not shipped insid
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 
@@ -88,3 +89,27 @@ def test_default_model_order(tmp_path):
     assert budget.run(opts, catalog=catalog, model="claude-sonnet-4-6[1m]").result.budget == 40000
     data = budget.run(opts, catalog=catalog, context_window=200_000).to_json()
     assert (data["model"], data["model_source"]) == (None, "context-window")
+
+
+@pytest.fixture(scope="module")
+def corpus_home(corpus_tree, tmp_path_factory):
+    from test_corpus_claude import _mount
+
+    from skilltui.runtimes import discover
+
+    opts = _mount(corpus_tree, tmp_path_factory.mktemp("corpus-home"))
+    opts.env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
+    return opts, discover(opts)
+
+
+@pytest.mark.parametrize("run_id", ["full", "default"])
+def test_corpus_as_one_home_matches_recording(corpus_home, run_id):
+    """shared/corpus mounted as one home (every skill, command and plugin), recorded by `record.py --corpus`."""
+    opts, catalog = corpus_home
+    want = json.loads((fixture.HERE / "corpus-as-home" / f"expected-{run_id}.json").read_text(encoding="utf-8"))
+    view = budget.run(opts, catalog=catalog, model=fixture.DEFAULT_MODEL, budget=10_000_000 if run_id == "full" else None)
+    entries = view.result.entries
+    assert [(e.label, e.shown) for e in entries] == [(w["label"], w["state"]) for w in want["entries"]]
+    assert [e.row for e, w in zip(entries, want["entries"]) if not w["shipped"]] == want["lines"]
+    if want["over_budget"]:
+        assert (view.result.budget, view.result.total_full) == (want["over_budget"]["budget"], want["over_budget"]["width"])
