@@ -113,3 +113,17 @@ def test_corpus_as_one_home_matches_recording(corpus_home, run_id):
     assert [e.row for e, w in zip(entries, want["entries"]) if not w["shipped"]] == want["lines"]
     if want["over_budget"]:
         assert (view.result.budget, view.result.total_full) == (want["over_budget"]["budget"], want["over_budget"]["width"])
+
+
+def test_list_json_names_the_model(tmp_path, capsys):
+    from skilltui import cli
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text('{"model": "sonnet"}')
+    (tmp_path / "repo").mkdir()
+    code = cli.main(["--cwd", str(tmp_path / "repo"), "--home", str(home), "--managed-dir", str(tmp_path / "m"), "list", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (data["model"], data["model_source"], data["assumed"]) == ("sonnet", "settings", None)
+    assert str(home / ".claude" / "settings.json") in data["model_why"]
