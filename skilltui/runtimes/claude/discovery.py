@@ -649,7 +649,8 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     overrides = settings.merged_map("skillOverrides", skip=("add-dir",))  # add-dir folders' are not read (observed)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
-    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)} | UNLISTED_NAMES.get(VERSION, frozenset())
+    # A conditional entry is set aside before the lookup (observed: its name does not block a display name).
+    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID, CONDITIONAL)} | UNLISTED_NAMES.get(VERSION, frozenset())
     first_with_display: dict[str, Skill] = {}
     for s in ordered:
         if s.status == LISTED and s.source in ("plugin", "plugin-command"):
