@@ -10,7 +10,9 @@ import sys
 from skilltui import __version__
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-RUNTIME_CHOICES = ("claude", "codex", "omp")
+from skilltui.runtimes import REGISTRY  # noqa: E402
+
+RUNTIME_CHOICES = tuple(REGISTRY)
 
 
 class CliError(Exception):

@@ -45,6 +45,7 @@ REGISTRY: dict[str, str] = {
     "claude": "skilltui.runtimes.claude",
     "codex": "skilltui.runtimes.codex",
     "omp": "skilltui.runtimes.omp",
+    "gemini": "skilltui.runtimes.gemini",
 }
 RUNTIMES = REGISTRY  # older name, kept for callers that only iterate the keys
 
