@@ -198,6 +198,11 @@ def discover(opts: Options) -> Catalog:
                 continue
             old = winners.get(skill.name)
             if old is not None:
+                if old.root == skill.root and old.path != skill.path:
+                    diags.append(_diag("info", "gemini-order-race", skill.path, (
+                        f"{skill.name!r} is defined twice in {root.path}: Gemini CLI's glob usually returns sub-folders "
+                        f"in descending name order, so {skill.path} wins, but the order follows which file system "
+                        "call completes first and can differ between runs"), fix="Give each skill its own name"))
                 if old.path == skill.path:  # the same root reached twice (cwd = home): one skill, no message
                     catalog.skills.remove(old)
                 else:

@@ -9,6 +9,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import Literal
 
+from skilltui.settings_writer import mask_comments
+
 Scope = Literal["system-defaults", "user", "workspace", "system"]
 TrustLevel = Literal["TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"]
 TRUST_LEVELS: tuple[str, ...] = ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST")
@@ -20,36 +22,25 @@ class SettingsError(Exception):
 
 
 def strip_comments(text: str) -> str:
-    """`//` and `/* */` comments outside strings become spaces (line breaks kept), so offsets stay the same."""
-    out = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-        elif text.startswith("//", i):
-            j = i
-            while j < n and text[j] not in "\r\n":
-                out[j] = " "
-                j += 1
-            i = j
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            j_end = n if end < 0 else end + 2
-            for j in range(i, j_end):
-                if text[j] not in "\r\n":
-                    out[j] = " "
-            i = j_end
-        else:
-            i += 1
-    return "".join(out)
+    """Comments become spaces: the writer's masking, so reading and writing agree on what is a comment."""
+    return mask_comments(text)
 
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+_V8 = {  # Python's wording -> Node 22's JSON.parse wording, for the errors people make in settings files
+    "Expecting property name enclosed in double quotes": "Expected double-quoted property name in JSON",
+    "Expecting ',' delimiter": "Expected ',' or '}' after property value in JSON",
+    "Expecting value": "Unexpected token in JSON",
+}
+
+
+def v8_message(exc: json.JSONDecodeError) -> str:
+    """The error as Gemini CLI prints it after `Error in <file>: ` (exact for a trailing comma, close otherwise)."""
+    head = _V8.get(exc.msg, exc.msg)
+    return f"{head} at position {exc.pos} (line {exc.lineno} column {exc.colno})"
 
 
 def parse_jsonc(text: str) -> object:
@@ -95,6 +86,9 @@ def read_settings_file(scope: Scope, path: str) -> SettingsFile:
         return out
     try:
         data = parse_jsonc(text)
+    except json.JSONDecodeError as exc:
+        out.error = v8_message(exc)
+        return out
     except (ValueError, RecursionError) as exc:
         out.error = str(exc)
         return out
@@ -359,10 +353,12 @@ def extensions(paths: Paths) -> list[Extension]:
         if not isinstance(name, str) or not isinstance(version, str):
             missing = "name" if not isinstance(name, str) else "version"
             out.append(Extension(ext_dir, name if isinstance(name, str) else None, source, False,
+                                 f"Failed to load extension config from {config_path}: "
                                  f'Invalid configuration in {config_path}: missing "{missing}"'))
             continue
         if not _valid_ext_name(name):
             out.append(Extension(ext_dir, name, source, False,
+                                 f"Failed to load extension config from {config_path}: "
                                  f'Invalid extension name: "{name}". Only letters (a-z, A-Z), numbers (0-9), and '
                                  "dashes (-) are allowed."))
             continue
