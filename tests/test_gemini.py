@@ -26,12 +26,15 @@ def materialize(name: str, tmp_path: Path) -> tuple[Path, dict, dict]:
     src = FIXTURES / name
     tree = tmp_path / "tree"
     shutil.copytree(src / "tree", tree, symlinks=True)
+    meta = json.loads((src / "case.json").read_text())
+    for folder in (meta["home"], meta["cwd"]):  # git keeps no empty folders
+        (tree / folder).mkdir(parents=True, exist_ok=True)
     for p in tree.rglob("*"):
         if p.is_file() and not p.is_symlink():
             data = p.read_bytes()
             if b"$TREE" in data:
                 p.write_bytes(data.replace(b"$TREE", str(tree).encode()))
-    return tree, json.loads((src / "case.json").read_text()), json.loads((src / "expected.json").read_text())
+    return tree, meta, json.loads((src / "expected.json").read_text())
 
 
 def options(tree: Path, meta: dict) -> Options:
@@ -115,23 +118,40 @@ def test_env_decides_trust_first(tmp_path: Path) -> None:
     assert [s.status for s in catalog.skills if s.name == "ws-one"] == [FILTERED]
 
 
-def test_findings_alias_link_invalid(tmp_path: Path) -> None:
+def _findings(name: str, tmp_path: Path):
+    from skilltui.checks.gemini import findings
+
+    tree, meta, _ = materialize(name, tmp_path)
+    catalog = get("gemini").discover(options(tree, meta))
+    return catalog, findings(catalog)
+
+
+def test_doctor_findings_gemini_users_meet(tmp_path: Path) -> None:
+    _, found = _findings("alias-link", tmp_path / "a")
+    assert {d.code for d in found} == {"gemini-loaded-twice"} and len(found) == 2  # one, two: each loaded twice
+    _, found = _findings("user-alias-wins", tmp_path / "b")
+    assert [d.code for d in found] == ["gemini-alias-shadows"] and "home/.gemini/skills/dup" in found[0].path
+    _, found = _findings("settings-disabled-untrusted", tmp_path / "c")
+    assert [d.code for d in found] == ["gemini-workspace-ignored"] and "GEMINI_CLI_TRUST_WORKSPACE" in found[0].message
+    cat, found = _findings("frontmatter-skipped", tmp_path / "d")
+    invalid = {os.path.basename(os.path.dirname(s.path)) for s in cat.skills if s.status == INVALID}
+    assert invalid == {"bom", "leadblank", "trailsp", "dashes4", "unclosed", "emptyfile", "nofm", "noname", "nodesc",
+                       "upper"}
+    assert {d.path for d in found if d.code == "gemini-invalid-frontmatter"} == {s.path for s in cat.skills
+                                                                                  if s.status == INVALID}
+    assert any("[gemini-name-missing]" in d.message for d in found)
+    cat, _ = _findings("scan", tmp_path / "e")
+    assert {"gemini-too-deep", "gemini-hidden-dir"} <= {d.code for d in cat.diagnostics}
+    cat, _ = _findings("same-name-in-root", tmp_path / "f")
+    assert "gemini-order-race" in {d.code for d in cat.diagnostics}
+
+
+def test_doctor_runs_the_gemini_checks(tmp_path: Path) -> None:
+    from skilltui import doctor
+
     tree, meta, _ = materialize("alias-link", tmp_path)
-    codes = {d.code for d in get("gemini").discover(options(tree, meta)).diagnostics}
-    assert "gemini-duplicate-path" in codes
-    tree2, meta2, _ = materialize("user-alias-wins", tmp_path / "b")
-    codes2 = {d.code for d in get("gemini").discover(options(tree2, meta2)).diagnostics}
-    assert "gemini-agents-alias-shadows" in codes2
-    tree3, meta3, _ = materialize("frontmatter-skipped", tmp_path / "c")
-    cat3 = get("gemini").discover(options(tree3, meta3))
-    invalid = {os.path.basename(os.path.dirname(s.path)): s for s in cat3.skills if s.status == INVALID}
-    assert set(invalid) == {"bom", "leadblank", "trailsp", "dashes4", "unclosed", "emptyfile", "nofm", "noname",
-                            "nodesc", "upper"}
-    codes3 = {d.code for d in cat3.diagnostics}
-    assert {"gemini-frontmatter-missing", "gemini-name-missing", "gemini-description-missing"} <= codes3
-    tree4, meta4, _ = materialize("scan", tmp_path / "d")
-    codes4 = {d.code for d in get("gemini").discover(options(tree4, meta4)).diagnostics}
-    assert {"gemini-too-deep", "gemini-hidden-dir"} <= codes4
+    codes = {d.code for d in doctor.run(options(tree, meta), ("gemini",))}
+    assert "gemini-loaded-twice" in codes and "doctor-check-failed" not in codes
 
 
 def test_line_reader_uses_javascript_whitespace() -> None:
@@ -235,3 +255,84 @@ def test_disable_keeps_comments_and_refuses_a_trailing_comma(tmp_path: Path) -> 
     refused = toggle.apply(toggle.plan(get("gemini").discover(options(tree, meta)), "disable", "alpha"))
     assert not refused.ok
     assert settings.read_text() == '{"skills": {"disabled": ["beta"],}}'
+
+
+# ---------------------------------------------------------------- views: CLI, doctor, budget, TUI
+def _cli(*argv: str, capsys) -> tuple[int, str, str]:
+    from skilltui.cli import main
+
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_cli_runtime_gemini_everywhere(tmp_path: Path, capsys) -> None:
+    tree, meta, _ = materialize("settings-disabled-untrusted", tmp_path)
+    base = ["--runtime", "gemini", "--home", str(tree / "home"), "--cwd", str(tree / "repo")]
+    rc, out, _ = _cli("list", "--all", *base, capsys=capsys)
+    assert rc == 0 and "gemini 0.61.0" in out and "filtered: workspace not trusted" in out
+    rc, out, _ = _cli("budget", *base, capsys=capsys)
+    assert rc == 0 and "no budget" in out and "characters" in out and "<available_skills>" in out
+    rc, out, _ = _cli("budget", "--json", *base, capsys=capsys)
+    data = json.loads(out)
+    assert data["budget"] is None and data["chars"] == len(data["text"])
+    rc, out, _ = _cli("doctor", "--json", *base, capsys=capsys)
+    codes = {d["code"] for d in json.loads(out)["diagnostics"]}
+    assert {"gemini-workspace-ignored", "gemini-workspace-untrusted"} <= codes
+    rc, out, _ = _cli("show", "beta", *base, capsys=capsys)
+    assert rc == 0 and "Body of beta." in out
+    rc, out, _ = _cli("doctor", "--runtime", "all", "--json", "--home", str(tree / "home"), "--cwd", str(tree / "repo"),
+                      capsys=capsys)
+    assert "gemini" in json.loads(out)["runtimes"]
+
+
+def test_cli_skill_disable_and_enable(tmp_path: Path, capsys) -> None:
+    tree, meta, _ = materialize("toggle-disable-new", tmp_path)
+    base = ["--runtime", "gemini", "--home", str(tree / "home"), "--cwd", str(tree / "repo")]
+    rc, out, err = _cli("skill", "disable", "ALPHA", "--scope", "user", *base, capsys=capsys)
+    assert rc == 0 and "disabled" in out
+    assert json.loads((tree / "home/.gemini/settings.json").read_text()) == {"skills": {"disabled": ["ALPHA"]}}
+    rc, out, err = _cli("skill", "enable", "alpha", *base, capsys=capsys)
+    assert rc == 0 and "already enabled" in out  # enable removes only the exact spelling, as Gemini CLI does
+    rc, out, err = _cli("skill", "enable", "ALPHA", "--json", *base, capsys=capsys)
+    assert json.loads(out)["ok"] is True
+    assert json.loads((tree / "home/.gemini/settings.json").read_text()) == {"skills": {"disabled": []}}
+    rc, out, err = _cli("skill", "disable", "nosuch", *base, capsys=capsys)
+    assert rc == 1 and 'Skill "nosuch" not found.' in err
+    rc, out, err = _cli("skill", "disable", "alpha", "--home", str(tree / "home"), "--cwd", str(tree / "repo"),
+                        capsys=capsys)
+    assert rc == 1 and "no per-skill enable/disable" in err
+
+
+def test_tui_cycles_to_gemini_and_shows_trust_and_prompt(tmp_path: Path) -> None:
+    import asyncio
+
+    from skilltui.demo import demo_options
+    from skilltui.tui.app import SkilltuiApp
+
+    opts = demo_options("claude", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
+
+    async def settle(app, pilot) -> None:
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+    async def run() -> None:
+        app = SkilltuiApp(opts, poll=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            keys = [k for k, _ in app.runtimes]
+            assert "gemini" in keys
+            for _ in range(keys.index("gemini")):
+                await pilot.press("r")
+                await settle(app, pilot)
+            assert app.state.catalog.runtime == "gemini"
+            counts = str(app.screen.query_one("#counts").render())
+            assert "workspace not trusted" in counts
+            await pilot.press("3")
+            await settle(app, pilot)
+            params = str(app.screen.query_one("#budget-params").render())
+            assert "gemini 0.61.0" in params and "no budget" in params and "characters" in params
+            assert "<available_skills>" in app.screen.query_one("#prompt").text
+
+    asyncio.run(asyncio.wait_for(run(), timeout=120))

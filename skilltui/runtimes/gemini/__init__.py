@@ -21,6 +21,30 @@ class _Gemini:
 
         return GeminiPrompt(catalog)
 
+    def findings(self, catalog: Catalog) -> list:
+        """Doctor findings beyond the catalog's own diagnostics (skilltui/checks/gemini.py)."""
+        from skilltui.checks.gemini import findings
+
+        return findings(catalog)
+
+    def prompt_descriptions(self, catalog: Catalog) -> dict[str, str]:
+        """{name: description as the model receives it} for the listed skills."""
+        from skilltui.runtimes.gemini.prompt import GeminiPrompt
+
+        return GeminiPrompt(catalog).entries()
+
+    def plan_skill_toggle(self, catalog: Catalog, action: str, name: str, scope: str | None = None):
+        """Enable or disable one skill as Gemini CLI writes `skills.disabled`; nothing is written until applied."""
+        from skilltui.runtimes.gemini import toggle
+
+        return toggle.plan(catalog, "enable" if action == "enable" else "disable", name,
+                           "user" if scope == "user" else "workspace" if scope == "workspace" else None)
+
+    def apply_skill_toggle(self, planned):
+        from skilltui.runtimes.gemini import toggle
+
+        return toggle.apply(planned)
+
     def resolve_url(self, catalog: Catalog, url: str) -> str:
         from skilltui import preview, refs
 

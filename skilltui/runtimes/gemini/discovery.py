@@ -176,6 +176,7 @@ def discover(opts: Options) -> Catalog:
         catalog.extra["fatal"] = st.fatal
         return catalog
     if not st.trust.trusted:
+        catalog.extra["notice"] = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"
         diags.append(_diag("info", "gemini-workspace-untrusted", st.trust.decided_by,
                            f"workspace skills and {st.paths.workspace_settings} are not read: {st.trust.detail}",
                            fix="Trust the folder (`/permissions` in Gemini CLI, or ~/.gemini/trustedFolders.json)"))
@@ -188,9 +189,7 @@ def discover(opts: Options) -> Catalog:
         for path in scan_root(root.path, diags):
             skill, parsed = load_skill(path, root, opts.cwd)
             catalog.skills.append(skill)
-            if skill.status == INVALID:
-                diags.append(_diag("error", parsed.problem if parsed and parsed.problem else "gemini-unreadable", path,
-                                   skill.reason or "skipped"))
+            if skill.status == INVALID:  # explained by checks/gemini.py (doctor), which reads the catalog
                 continue
             _frontmatter_notes(skill, parsed, diags)
             if not root.read:
@@ -237,17 +236,6 @@ def _replace(old: Skill, new: Skill, diags: list[Diagnostic]) -> None:
                 f'"{old.path}".')
         code = "gemini-overridden"
     old.status, old.shadowed_by, old.reason = SHADOWED, new.path, line
-    try:
-        same_file = os.path.samefile(old.path, new.path)
-    except OSError:
-        same_file = False
-    if same_file:
-        code = "gemini-duplicate-path"
-        line = (f"the same file is reached through two paths; Gemini CLI loads it twice and the later path wins: "
-                f"{new.path} over {old.path}")
-    elif old.source == new.source and new.extra.get("alias") and not old.extra.get("alias"):
-        line = f"shadowed by the .agents alias: {new.path} wins over {old.path} in the {old.source} tier"
-        code = "gemini-agents-alias-shadows"
     diags.append(_diag("info", code, old.path, line))
 
 

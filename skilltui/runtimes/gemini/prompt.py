@@ -72,7 +72,7 @@ class GeminiPrompt:
                 "entries": [{"name": s.name, "source": s.source, "path": s.path, "state": "full"} for s in self.skills],
                 "note": "Gemini CLI has no skill budget: every enabled skill is sent in full"}
 
-    def human(self) -> str:
+    def summary(self) -> str:
         if self.section is None:
             return "No enabled skill: Gemini CLI sends no skills section."
         return f"{len(self.skills)} skills, {self.chars} characters, no budget (Gemini CLI sends every enabled skill)"
