@@ -906,7 +906,9 @@ def test_tui_survives(request, tmp_path, monkeypatch, capsys, scenario):
             await pilot.pause()
 
     def screen_text(app) -> str:
-        return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        from skilltui.tui.textual_private import render_lines
+
+        return "\n".join(render_lines(app.screen))
 
     async def drive() -> SkilltuiApp:
         app = SkilltuiApp(opts, poll=False)

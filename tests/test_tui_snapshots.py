@@ -10,6 +10,8 @@ import pytest
 
 from skilltui.tui import tour
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("scene", tour.SCENES, ids=lambda s: s.name)
 def test_screen(snap_compare, scene):

@@ -6,6 +6,7 @@ screens read (one `Loaded` per discovery run), watches files for changes, and as
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import importlib
@@ -64,6 +65,7 @@ def load(opts: Options) -> Loaded:
     """Everything a screen shows, computed off the UI thread: the catalog of the chosen runtime, Claude Code's
     catalog for plugins and the budget, and the listing rows."""
     start = time.perf_counter()
+    started_ns = time.time_ns()
     catalog = discover(opts)
     claude = catalog if opts.runtime == "claude" else _try(lambda: discover(with_runtime(opts, "claude")))
     prepared, error = None, None
@@ -75,6 +77,8 @@ def load(opts: Options) -> Loaded:
     loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error)
     loaded.model_text = model_texts(catalog, prepared)
     loaded.signature = signature(watch_paths(catalog, claude))
+    if changed_since(loaded.signature, started_ns):
+        loaded.signature = STALE  # a file changed while it was being scanned: the next poll scans again
     warm_markdown()
     return loaded
 
@@ -187,11 +191,25 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
             if plugins_dir:
                 add(os.path.join(plugins_dir, "installed_plugins.json"))
                 add(os.path.join(plugins_dir, "known_marketplaces.json"))
+                markets = os.path.join(plugins_dir, "marketplaces")
+                add(markets)
+                with contextlib.suppress(OSError):
+                    for name in sorted(os.listdir(markets)):
+                        add(os.path.join(markets, name, ".claude-plugin", "marketplace.json"))
             add(getattr(paths, "config_dir", None))
             config = getattr(paths, "config_dir", None)
             if config:
                 add(os.path.join(config, "skills"))
                 add(os.path.join(config, "commands"))
+            add(getattr(paths, "global_config", None))  # ~/.claude.json
+            managed = getattr(paths, "managed_dir", None)
+            if managed:
+                add(os.path.join(managed, "managed-settings.json"))
+                dropins = os.path.join(managed, "managed-settings.d")
+                add(dropins)
+                with contextlib.suppress(OSError):
+                    for name in sorted(os.listdir(dropins)):
+                        add(os.path.join(dropins, name))
         for d in catalog.extra.get("project_dirs", []) or []:
             add(os.path.join(d, ".claude"))
             add(os.path.join(d, ".claude", "skills"))
@@ -201,8 +219,27 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
             add(s.root)
             add(s.skill_dir)
         for p in catalog.plugins:
-            add(p.install_path)
+            for root in dict.fromkeys(r for r in (p.install_path, p.root) if r):
+                add(root)
+                add(os.path.join(root, ".claude-plugin", "plugin.json"))
+                # a directory marketplace holds its plugins: its marketplace.json is a few levels up
+                up = root
+                for _ in range(3):
+                    up = os.path.dirname(up)
+                    market = os.path.join(up, ".claude-plugin", "marketplace.json")
+                    if os.path.isfile(market):
+                        add(market)
+                        break
     return list(seen)
+
+
+STALE: tuple = ("stale",)  # a signature no poll ever matches
+MTIME_SLACK_NS = 20_000_000  # file times come from a coarse clock that lags time.time_ns() by up to a tick
+
+
+def changed_since(sig: tuple, started_ns: int) -> bool:
+    """True when a watched file was modified after `started_ns` (less the clock's slack): during a scan."""
+    return any(entry is not None and entry[0] >= started_ns - MTIME_SLACK_NS for entry in sig)
 
 
 def signature(paths: list[str]) -> tuple:

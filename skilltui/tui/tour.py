@@ -6,6 +6,7 @@ folder, so the paths shown (and so the pictures) are the same on every run.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from textual.pilot import Pilot
@@ -48,7 +49,7 @@ def make_app(demo_dir: str = SNAPSHOT_DEMO_DIR):
 async def settle(pilot: Pilot) -> None:
     app = pilot.app
     for _ in range(3):
-        await app.workers.wait_for_complete()
+        await asyncio.wait_for(app.workers.wait_for_complete(), 120)  # never hang a snapshot run
         await pilot.pause()
 
 
