@@ -240,6 +240,60 @@ async def test_budget_model_preset_and_free_model_id(demo):
         assert screen.query_one("#window").has_class("-invalid")
 
 
+@aio
+async def test_budget_preset_list_follows_the_model_field_and_bad_windows_are_explained(demo):
+    from textual.widgets import Select
+
+    async with running(demo, size=(80, 24)) as (app, pilot):
+        await pilot.press("3")
+        await settle(app, pilot)
+        screen = app.screen
+        select = screen.query_one("#preset", Select)
+        await pilot.press("p")  # the preset list has a key
+        assert select.expanded and screen.focused in (select, *select.query("*"))
+        await pilot.press("escape")
+        from skilltui.runtimes import get
+
+        screen.use_preset(next(p for p in get("claude").presets if p.model == "claude-opus-4-7"))
+        await settle(app, pilot)
+        assert select.value == "claude-opus-4-7" and screen.result.budget == 30_000
+        screen.query_one("#model").focus()
+        await pilot.press("end", *"-x")  # another id: the list no longer claims a preset
+        await settle(app, pilot)
+        assert select.is_blank()
+        fit = screen.query_one("#budget-fit")
+        for bad, said in (("abc", "not a whole number"), ("0", "at least 1"), ("-5", "not a whole number"),
+                          ("1.5m", "not a whole number"), ("99999999999", "too large")):
+            screen.query_one("#window").value = bad
+            await settle(app, pilot)
+            assert said in str(fit.render()), bad
+        # one line each: the parameters never wrap onto the fits/over line
+        screen.query_one("#window").value = "999999999"
+        await settle(app, pilot)
+        assert screen.query_one("#budget-params").size.height == 1
+        assert "fits" in str(fit.render()) or "Over budget" in str(fit.render())
+
+
+@aio
+async def test_budget_under_codex_offers_codex_models(demo):
+    async with running(demo) as (app, pilot):
+        await pilot.press("3")
+        app.action_runtime("codex")
+        await settle(app, pilot)
+        screen = app.screen
+        options = [p.label for p in screen.shown_presets]
+        assert options and not any("Claude" in o for o in options)
+        from skilltui.runtimes import get
+
+        preset = get("codex").presets[0]
+        screen.use_preset(preset)
+        await settle(app, pilot)
+        assert f"{preset.context_window * 2 // 100:,}" in str(screen.query_one("#budget-params").render())
+        app.action_runtime("omp")  # no budget: no presets to offer
+        await settle(app, pilot)
+        assert not screen.query_one("#preset").display
+
+
 # ---------------------------------------------------------------- plugins and the toggle
 @aio
 async def test_toggle_plugin_changes_exactly_one_line(demo):
@@ -390,7 +444,7 @@ async def test_command_palette_reaches_screens_and_skills(demo):
         assert app.current_mode == "budget"
         from skilltui.tui.commands import SkilltuiCommands
 
-        texts = [t for t, _, _ in SkilltuiCommands(app.screen)._commands()]
+        texts = [c.text for c in SkilltuiCommands(app.screen)._commands()]
         assert "Preview skill pdf-tools (pdf) (user)" in texts
         assert any(t.startswith("Disable plugin formatter@demo-market") for t in texts)
         assert any(t.startswith("Budget: simulate") for t in texts)
@@ -785,3 +839,64 @@ def test_quit_never_waits_for_a_blocked_worker(tmp_path, key):
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]  # without the key the app would run until the timeout
     assert "exit" not in done.stdout  # left through os._exit: the blocked thread was not joined
+
+
+# ---------------------------------------------------------------- the palette follows the current screen
+def _declared_bindings(node) -> set[str]:
+    """Actions bound by skilltui's own classes (not Textual's) on `node`."""
+    from textual.binding import Binding
+
+    out = set()
+    for cls in type(node).__mro__:
+        if cls.__module__.startswith("skilltui."):
+            out |= {(b if isinstance(b, Binding) else Binding(*b)).action for b in cls.__dict__.get("BINDINGS", [])}
+    return out
+
+
+@aio
+async def test_every_binding_of_every_screen_is_in_the_palette(demo):
+    from skilltui.tui.commands import SkilltuiCommands
+
+    async with running(demo) as (app, pilot):
+        def check(screen) -> None:
+            commands = SkilltuiCommands(screen)._commands()
+            actions = {c.action for c in commands}
+            wanted = _declared_bindings(app) | _declared_bindings(screen)
+            for widget in screen.query("*"):
+                wanted |= _declared_bindings(widget)
+            missing = wanted - actions
+            assert not missing, (type(screen).__name__, missing)
+
+        for mode in app.MODES:
+            await pilot.press(str(list(app.MODES).index(mode) + 1))
+            await settle(app, pilot)
+            assert app.current_mode == mode
+            check(app.screen)
+        await pilot.press("1", "question_mark")
+        await settle(app, pilot)
+        check(app.screen)
+        await pilot.press("escape", "4", "t")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ToggleScreen)
+        check(app.screen)
+        await pilot.press("escape")
+        skill = next(s for s in app.state.catalog.skills if s.path and s.status == "listed")
+        app.open_file(skill.path)
+        await settle(app, pilot)
+        assert isinstance(app.screen, FileScreen)
+        check(app.screen)
+
+
+@aio
+async def test_a_screen_key_runs_from_the_palette(demo):
+    async with running(demo) as (app, pilot):
+        await pilot.press("3")
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"budget: window")
+        await asyncio.sleep(0.5)
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current_mode == "budget"
+        assert app.screen.focused is app.screen.query_one("#window")

@@ -24,9 +24,10 @@ from textual.reactive import reactive
 from textual.worker import get_current_worker
 
 from skilltui.model import Diagnostic, Options, Skill
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui import textual_private as private
 from skilltui.tui.commands import SkilltuiCommands
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.budget import BudgetScreen
 from skilltui.tui.screens.doctor import DoctorScreen
 from skilltui.tui.screens.fileview import FileScreen
@@ -34,7 +35,7 @@ from skilltui.tui.screens.help import HelpScreen
 from skilltui.tui.screens.plugins import PluginsScreen
 from skilltui.tui.screens.preview import PreviewScreen
 from skilltui.tui.screens.skills import SkillsScreen
-from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+from skilltui.tui.screens.toggle import ToggleScreen
 from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import SCREENS
 
@@ -302,6 +303,31 @@ class SkilltuiApp(App[int]):
             self.open_file(diag.path, line=diag.line)
         else:
             self.notify("This diagnostic names no file that can be opened.", severity="warning", markup=False)
+
+    # ------------------------------------------------------------ what screens ask (tui/messages.py)
+    def on_open_preview(self, message: messages.OpenPreview) -> None:
+        self.open_preview(message.skill)
+
+    def on_open_file(self, message: messages.OpenFile) -> None:
+        self.open_file(message.path, line=message.line, title=message.title)
+
+    def on_open_diagnostic(self, message: messages.OpenDiagnostic) -> None:
+        self.open_diagnostic(message.diagnostic)
+
+    def on_request_toggle(self, message: messages.RequestToggle) -> None:
+        self.request_toggle(message.request)
+
+    def on_select_runtime(self, message: messages.SelectRuntime) -> None:
+        self.action_runtime(message.runtime)
+
+    def on_budget_changed(self, message: messages.BudgetChanged) -> None:
+        self.budget_chars = message.chars
+
+    def on_use_preset(self, message: messages.UsePreset) -> None:
+        self.action_screen("budget")
+        screen = private.mode_screen(self, "budget")
+        if isinstance(screen, BudgetScreen):
+            screen.use_preset(message.preset)
 
     def action_reload(self) -> None:
         self.load()

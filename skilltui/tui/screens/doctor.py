@@ -10,7 +10,7 @@ from textual.widgets import Static, Tree
 
 from skilltui.model import SEVERITIES, Diagnostic
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
 
 EAGER = 300  # up to this many diagnostics, every small group opens at once
@@ -135,12 +135,12 @@ class DoctorScreen(BaseScreen):
     @on(Tree.NodeSelected, "#diagnostics")
     def _selected(self, event: Tree.NodeSelected) -> None:
         if isinstance(event.node.data, Diagnostic):
-            self.app.open_diagnostic(event.node.data)
+            self.post_message(messages.OpenDiagnostic(event.node.data))
 
     def action_open(self) -> None:
         node = self.query_one("#diagnostics", Tree).cursor_node
         if node is not None and isinstance(node.data, Diagnostic):
-            self.app.open_diagnostic(node.data)
+            self.post_message(messages.OpenDiagnostic(node.data))
         elif node is not None:
             node.toggle()
 

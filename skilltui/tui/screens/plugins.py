@@ -10,9 +10,9 @@ from textual.widgets import DataTable, Static
 
 from skilltui.model import Plugin
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
-from skilltui.tui.screens.toggle import ToggleRequest
 
 
 class PluginsScreen(BaseScreen):
@@ -124,4 +124,4 @@ class PluginsScreen(BaseScreen):
             self.notify("Built-in plugins are not installed from a marketplace; there is no entry to write.",
                         markup=False)
             return
-        self.app.request_toggle(ToggleRequest("plugin", p.id, not p.enabled))
+        self.post_message(messages.RequestToggle(ToggleRequest("plugin", p.id, not p.enabled)))

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 from skilltui import preview
 from skilltui.model import Skill
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.widgets.markdown import ProgressiveMarkdown
 
@@ -331,7 +331,7 @@ class PreviewScreen(BaseScreen):
     def open_target(self, oid: str | None) -> None:
         if oid in self.targets:
             path = self.targets[oid]
-            self.app.open_file(path, title=os.path.relpath(path, self.skill.skill_dir or os.path.dirname(self.skill.path)))
+            self.post_message(messages.OpenFile(path, title=os.path.relpath(path, self.skill.skill_dir or os.path.dirname(self.skill.path))))
         elif oid in self.refused:
             self.notify(f"Not opened: {self.refused[oid]}", severity="warning", markup=False)
 

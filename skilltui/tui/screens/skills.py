@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from skilltui.model import Skill
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
 
 STATUS_COLOUR = {"listed": "ok", "invalid": "error", "conditional": "warning", "filtered": "warning"}
@@ -311,7 +311,7 @@ class SkillsScreen(BaseScreen):
     @on(Select.Changed, "#runtime")
     def _runtime_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
-            self.app.action_runtime(event.value)
+            self.post_message(messages.SelectRuntime(event.value))
 
     @on(DataTable.RowHighlighted, "#skills")
     def _highlighted(self) -> None:
@@ -324,7 +324,7 @@ class SkillsScreen(BaseScreen):
     def _selected(self, event: DataTable.RowSelected) -> None:
         skill = self.rows.get(event.row_key.value)
         if skill is not None:
-            self.app.open_preview(skill)
+            self.post_message(messages.OpenPreview(skill))
 
     def on_key(self, event) -> None:
         # Keys typed in one burst ("/pdf" from a fast typist, a paste or tmux send-keys) all go to the table before

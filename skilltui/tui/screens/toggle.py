@@ -3,9 +3,6 @@ listing, all before anything is written. Writing goes through the engine's one c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,22 +17,10 @@ from skilltui import settings_writer
 from skilltui.runtimes.claude import toggle
 from skilltui.text import safe
 from skilltui.tui import data
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import palette
 
 SCOPES = ("user", "project", "local")
-
-
-@dataclass
-class ToggleRequest:
-    kind: str  # plugin | override
-    target: str  # plugin id, or skill name
-    value: Any  # enable (bool) for a plugin; an override value for a skill
-
-    @property
-    def title(self) -> str:
-        if self.kind == "plugin":
-            return f"{'Enable' if self.value else 'Disable'} plugin {self.target}"
-        return f"Set skill override for {self.target}"
 
 
 class ToggleScreen(ModalScreen):
@@ -162,7 +147,10 @@ class ToggleScreen(ModalScreen):
         except Exception as exc:
             text = f"Effect on the listing could not be worked out: {exc.__class__.__name__}: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.query_one("#toggle-effect", Static).update, Text(safe(text), style="italic"))
+            self.app.call_from_thread(self._show_effect, text)  # widgets are touched on the UI thread only
+
+    def _show_effect(self, text: str) -> None:
+        self.query_one("#toggle-effect", Static).update(Text(safe(text), style="italic"))
 
     # ------------------------------------------------------------ events and actions
     @on(RadioSet.Changed, "#toggle-scope")

@@ -23,7 +23,7 @@ class NavTab(Static):
         self.tooltip = f"{title} (key {number})"
 
     def on_click(self) -> None:
-        self.app.action_screen(self.mode)
+        self.run_action(f"app.screen('{self.mode}')")
 
 
 class TopBar(Horizontal):
