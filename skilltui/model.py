@@ -56,6 +56,10 @@ class Frontmatter:
     early_close: bool = False  # the block was closed by a `---` inside a line
     raw: str = ""  # the block's text as written
 
+    def read_body(self) -> str:
+        """The body. A FileFrontmatter reads it from its file: call this off a UI thread, and say so by calling it."""
+        return self.body
+
 
 @dataclass
 class Skill:

@@ -281,28 +281,47 @@ def skill_at_path(catalog: Catalog, path: str | None) -> Skill | None:
     return (listed or matches or [None])[0]
 
 
+def _bases(catalog: Catalog, from_cwd: bool = True) -> list[tuple[str, str]]:
+    """(folder, how it is shown) in the order a path is matched: the git root by its name (so every project path
+    reads the same way, `project/.claude/settings.local.json` beside `project/services/web/.claude/settings.json`),
+    else the project folder (`.`), else home (`~`)."""
+    paths = getattr(catalog.settings, "paths", None)
+    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
+    git_root = git_root if isinstance(git_root, str) else None
+    bases = []
+    if git_root:
+        bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))
+    elif from_cwd:
+        bases.append((catalog.cwd, "."))
+    bases.append((catalog.home, "~"))
+    return [(b, label) for b, label in bases if b]
+
+
 def short_path(path: str | None, catalog: Catalog | None, *, from_cwd: bool = True) -> str:
-    """A path shown relative to the project folder (`.`), the git root (by its name) or home (`~`) when it is under
-    one of them; display only."""
+    """A path shown from the git root (by its name), the project folder (`.`) or home (`~`) when it is under one
+    of them; display only."""
     if not path:
         return ""
     if catalog is None:
         return path
-    paths = getattr(catalog.settings, "paths", None)
-    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
-    git_root = git_root if isinstance(git_root, str) else None
-    bases = [(catalog.cwd, ".")] if from_cwd else []
-    if git_root:
-        bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))
-    bases.append((catalog.home, "~"))
-    for base, label in bases:
+    for base, label in _bases(catalog, from_cwd):
         try:
-            if base and os.path.commonpath([path, base]) == base:
+            if os.path.commonpath([path, base]) == base:
                 rel = os.path.relpath(path, base)
                 return label if rel == "." else os.path.join(label, rel)
         except ValueError:
             pass
     return path
+
+
+def short_paths_in(text: str, catalog: Catalog | None) -> str:
+    """Free text from the engine (a reason, a diagnostic) with the absolute paths in it shortened as `short_path`
+    does, so a line keeps its meaning at 80 columns; display only."""
+    if catalog is None or not text:
+        return text
+    for base, label in sorted(_bases(catalog), key=lambda b: -len(b[0])):
+        text = text.replace(base.rstrip(os.sep) + os.sep, label + os.sep)
+    return text
 
 
 def cwd_label(catalog: Catalog) -> str:

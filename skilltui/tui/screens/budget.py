@@ -45,9 +45,11 @@ class BudgetScreen(BaseScreen):
             "last column marks entries whose state differs from the default window (what the runtime would do now). `o` sets a skill override and `t` toggles the "
             "entry's plugin; both show the effect on this listing before anything is written.")
     BINDINGS = [
-        Binding("p", "presets", "Preset", id="budget.preset", tooltip="Choose one of the runtime's models"),
-        Binding("m", "focus('model')", "Model", id="budget.model", tooltip="Type a model id"),
-        Binding("w", "focus('window')", "Window", id="budget.window", tooltip="Type a context window in tokens"),
+        # p, m and w are written in the fields themselves ("preset (p)"), so the footer keeps room at 80 columns
+        Binding("p", "presets", "Preset", show=False, id="budget.preset", tooltip="Choose one of the runtime's models"),
+        Binding("m", "focus('model')", "Model", show=False, id="budget.model", tooltip="Type a model id"),
+        Binding("w", "focus('window')", "Window", show=False, id="budget.window",
+                tooltip="Type a context window in tokens"),
         Binding("o", "override", "Override", id="budget.override", tooltip="Set a skillOverrides value for this entry"),
         Binding("t", "toggle_plugin", "Toggle plugin", id="budget.plugin", tooltip="Enable or disable this entry's plugin"),
         Binding("escape", "leave_field", "Back to the table", show=False, id="budget.leave"),
@@ -63,6 +65,7 @@ class BudgetScreen(BaseScreen):
         self._filled: list[tuple[Text, ...]] = []
         self._filled_for = None
         self._filled_theme = ""
+        self._filled_narrow = False
         self._presets_of: str | None = None  # the runtime whose presets the list shows
         self.window_error: str | None = None  # what is wrong with the typed window, said on the screen
         self._pending_preset: ModelPreset | None = None
@@ -83,6 +86,10 @@ class BudgetScreen(BaseScreen):
             with Vertical(id="prompt-box"):
                 yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
                 yield TextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
+
+    def on_resize(self) -> None:
+        if self._ready and self.app.state is not None and (self.app.size.width < 110) != self._filled_narrow:
+            self.call_after_refresh(self.recompute)  # the columns fit the new width
 
     def refresh_view(self) -> None:
         if self._pending_preset is not None:
@@ -210,7 +217,7 @@ class BudgetScreen(BaseScreen):
     def _error_line(self) -> Text | None:
         if self.window_error is None:
             return None
-        return Text(f"{safe(self.window_error)}; showing the model's window instead", no_wrap=True,
+        return Text(safe(self.window_error), no_wrap=True,
                     overflow="ellipsis", style=f"bold {palette(self.app)['error']}")
 
     def _show_presets(self, runtime: str) -> None:
@@ -247,6 +254,7 @@ class BudgetScreen(BaseScreen):
             self._sync_preset()
 
     COLUMNS = (("#", 3), ("Entry", 22), ("Source", 10), ("State", 9), ("Shown", 6), ("Full", 6), ("vs default", 12))
+    NARROW_WIDTHS = {"Entry": 19, "Source": 8, "vs default": 10}  # below the app's breakpoint: 80 cells
 
     def _cells(self, i: int, e, colours) -> tuple[Text, ...]:
         shown = e.full_width if e.shown == "full" else e.name_only_width
@@ -267,8 +275,9 @@ class BudgetScreen(BaseScreen):
         that changed are updated: a keystroke then redraws a few cells, not the table."""
         colours = palette(self.app)
         rows = [self._cells(i, e, colours) for i, e in enumerate(result.entries)]
+        narrow = self.app.size.width < 110
         same = (self._filled_for is result.prepared and self._filled_theme == self.app.theme
-                and len(self._filled) == len(rows) == table.row_count)
+                and self._filled_narrow == narrow and len(self._filled) == len(rows) == table.row_count)
         if same:
             for i, (old, new) in enumerate(zip(self._filled, rows)):
                 for (name, _), a, b in zip(self.COLUMNS, old, new):
@@ -278,8 +287,9 @@ class BudgetScreen(BaseScreen):
             return
         keep = table.cursor_row
         table.clear(columns=True)
+        self._filled_narrow = narrow
         for name, width in self.COLUMNS:
-            table.add_column(name, width=width, key=name)
+            table.add_column(name, width=self.NARROW_WIDTHS.get(name, width) if narrow else width, key=name)
         for i, cells in enumerate(rows[:BATCH]):
             table.add_row(*cells, key=f"e:{i}")
         self._filled, self._filled_for, self._filled_theme = rows, result.prepared, self.app.theme

@@ -105,8 +105,8 @@ class DoctorScreen(BaseScreen):
                 self._places[d.path] = safe(data.short_path(d.path, catalog)) if d.path else "–"
             where = self._places[d.path] + (f":{d.line}" if d.line else "")
             leaf = Text(no_wrap=True, overflow="ellipsis")
-            leaf.append(safe(d.message))
-            leaf.append("  " + where, style="dim")
+            leaf.append(where + "  ", style="dim")  # the file first: a long message is what gets cut
+            leaf.append(safe(data.short_paths_in(d.message, catalog)))
             node.add_leaf(leaf, data=d)
 
     @on(Tree.NodeExpanded, "#diagnostics")
@@ -121,8 +121,9 @@ class DoctorScreen(BaseScreen):
         t = Text()
         t.append(f"{d.severity} {safe(d.code)}", style="bold")
         if d.path:
-            t.append("  " + safe(d.path) + (f":{d.line}" if d.line else ""), style="dim")
-        t.append("\n" + safe(d.message))
+            t.append("  " + safe(data.short_path(d.path, self.app.catalog)) + (f":{d.line}" if d.line else ""),
+                     style="dim")
+        t.append("\n" + safe(data.short_paths_in(d.message, self.app.catalog)))
         if d.fix:
             t.append("\nfix: ", style="bold")
             t.append(safe(d.fix))

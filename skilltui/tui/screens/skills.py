@@ -84,7 +84,7 @@ class SkillsScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="skills-bar"):
-            yield Input(placeholder="Filter by name, description, source or status   ( / )", id="filter", compact=True)
+            yield Input(placeholder="/ filter: name, description, source, status", id="filter", compact=True)
             yield Select([(label, key) for key, label in self.app.runtimes], value=self.app.opts.runtime,
                          allow_blank=False, id="runtime", compact=True, tooltip="Runtime whose rules are applied (r)")
         yield Static(id="counts")
@@ -232,7 +232,7 @@ class SkillsScreen(BaseScreen):
             desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
                         style="" if text else "dim italic")
         else:
-            why = safe(s.reason or s.status)
+            why = safe(data.short_paths_in(s.reason or s.status, self.app.catalog))
             if s.shadowed_by and s.status == "shadowed":
                 why += f" — winner: {safe(data.short_path(s.shadowed_by, self.app.catalog))}"
             desc = Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
@@ -272,12 +272,13 @@ class SkillsScreen(BaseScreen):
         t.append(safe(s.name), style="bold")
         t.append(f"  {s.status}")
         if s.reason:
-            t.append(f": {safe(s.reason)}", style="italic")
+            t.append(f": {safe(data.short_paths_in(s.reason, state.catalog))}", style="italic")
         t.append("\n")
-        t.append(safe(s.path) if s.path else "shipped inside the runtime; no file on disk", style="dim")
+        t.append(safe(data.short_path(s.path, state.catalog)) if s.path else "shipped inside the runtime; no file on disk",
+                 style="dim")
         if s.shadowed_by:
             t.append("\nwinner: ", style="bold")
-            t.append(safe(s.shadowed_by), style="dim")
+            t.append(safe(data.short_path(s.shadowed_by, state.catalog)), style="dim")
         detail.update(t)
 
     # ------------------------------------------------------------ events

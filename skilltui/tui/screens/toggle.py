@@ -66,7 +66,7 @@ class ToggleScreen(ModalScreen):
             yield Static(id="toggle-warnings")
             yield Static(id="toggle-effect")
             with Horizontal(id="toggle-buttons"):
-                yield Static(Content("w write · esc cancel · a u p l choose the file"), id="toggle-keys")
+                yield Static(Content("w write · esc cancel · a u p l: file"), id="toggle-keys")
                 yield Button("Write", id="write", variant="primary")
                 yield Button("Cancel", id="cancel")
 
@@ -118,11 +118,11 @@ class ToggleScreen(ModalScreen):
         warn_w = self.query_one("#toggle-warnings", Static)
         t = Text()
         if not outcome.ok:
-            t.append(safe(outcome.message), style="bold")
+            t.append(safe(data.short_paths_in(outcome.message, self.state.claude)), style="bold")
             t.append("\nNothing will be written.", style="italic")
         elif outcome.change is not None:
             c = outcome.change
-            t.append(safe(c.path), style="bold")
+            t.append(safe(data.short_path(c.path, self.state.claude)), style="bold")
             if c.created:
                 t.append("  (a new file)", style="italic")
             if not c.changed:
