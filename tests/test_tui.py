@@ -694,26 +694,6 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
         assert app.current_mode == "skills"
 
 
-def test_what_if_shows_a_toggle_effect_before_writing(demo):
-    """The engine applies a planned change in memory (Options.pending); the files stay as they are."""
-    from skilltui import budget
-    from skilltui.runtimes.claude import listing
-
-    loaded = data.load(demo)
-    chars = budget.params_for(loaded.claude, demo).budget
-    user = loaded.claude.settings.paths.scope_file("user")
-    effect = data.what_if(loaded, user, ("enabledPlugins", "formatter@demo-market"), False, chars)
-    assert effect is not None and "formatter:format-code" in effect.removed and not effect.added
-    before = data.used_width(listing.simulate_prepared(loaded.prepared, chars))
-    assert effect.used_after < effect.used_before == before
-    local = loaded.claude.settings.paths.scope_file("local")
-    effect = data.what_if(loaded, local, ("skillOverrides", "commit-helper"), "name-only", chars)
-    assert ("commit-helper", "full", "fixed") in effect.changed
-    assert "commit-helper: full → fixed" in data.effect_text(effect)
-    assert loaded.claude.settings.source("local").data.get("skillOverrides") is None  # nothing leaked back
-    assert not os.path.exists(local)  # nothing written
-
-
 @aio
 async def test_a_failed_discovery_is_said_not_raised(demo, monkeypatch):
     def broken(opts):

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import get_current_worker
 
+from skilltui import whatif
 from skilltui.model import Diagnostic, Options, Skill
 from skilltui.tui import data, messages
 from skilltui.tui import textual_private as private
@@ -202,8 +203,8 @@ class SkilltuiApp(App[int]):
 
         if before.prepared is None or after.prepared is None:
             return
-        effect = data.compare(listing.simulate_prepared(before.prepared, chars),
-                              listing.simulate_prepared(after.prepared, chars))
+        effect = whatif.compare(listing.simulate_prepared(before.prepared, chars),
+                                listing.simulate_prepared(after.prepared, chars))
         self.notify("Listing: " + data.effect_text(effect), title="After the write", timeout=8, markup=False)
 
     def _diagnosed(self, loaded: data.Loaded, diags: list[Diagnostic]) -> None:

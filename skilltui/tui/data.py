@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import importlib
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from skilltui import budget
+from skilltui import budget, whatif
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import REGISTRY, get
 from skilltui.runtimes.claude import listing
@@ -355,57 +353,17 @@ def first_chunk(body: str, max_lines: int = 16, max_chars: int = 1000) -> int:
     return len(lines)
 
 
-# ---------------------------------------------------------------- "what if": a settings change before it is written
+# ---------------------------------------------------------------- "what if": the engine's (skilltui/whatif.py)
 
 
-@dataclass
-class Effect:
-    """How the listing changes if a planned toggle is written (same window, same usage)."""
-
-    added: list[str]
-    removed: list[str]
-    changed: list[tuple[str, str, str]]  # (label, state before, state after)
-    used_before: int
-    used_after: int
-    budget: int
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
-
-
-def used_width(result: listing.Listing) -> int:
-    """Columns the shipped listing takes: each entry's shown row plus the newlines between rows."""
-    entries = result.entries
-    total = sum(e.full_width if e.shown == "full" else e.name_only_width for e in entries)
-    return total + max(len(entries) - 1, 0)
-
-
-def compare(before: listing.Listing, after: listing.Listing) -> Effect:
-    old = {e.label: e for e in before.entries}
-    new = {e.label: e for e in after.entries}
-    changed = [(k, old[k].state, new[k].state) for k in new if k in old and old[k].state != new[k].state]
-    return Effect([k for k in new if k not in old], [k for k in old if k not in new], changed,
-                  used_width(before), used_width(after), after.budget)
-
-
-def what_if(loaded: Loaded, path: str, keys: tuple[str, ...], value: Any, budget_chars: int) -> Effect | None:
-    """The listing's change if `value` were written at `keys` in `path`: the engine applies the change in memory
-    (`Options.pending`), nothing is written. None without a Claude catalog."""
+def what_if(loaded: Loaded, change: whatif.PlannedChange, budget_chars: int) -> whatif.Effect | None:
+    """The listing's change if `change` were written, from the engine; None without a Claude catalog."""
     if loaded.claude is None or loaded.prepared is None:
         return None
-    opts = dataclasses.replace(with_runtime(loaded.opts, "claude"), pending=[(path, tuple(keys), value)])
-    catalog = discover(opts)
-    prepared = budget.prepared_for(catalog)
-    before = listing.simulate_prepared(loaded.prepared, budget_chars)
-    return compare(before, listing.simulate_prepared(prepared, budget_chars))
+    return whatif.effect(loaded.claude, loaded.opts, change, budget_chars, loaded.prepared)
 
 
-def effect_text(effect: Effect | None) -> str:
+def effect_text(effect: whatif.Effect | None) -> str:
     if effect is None:
-        return "shown after the write (this engine cannot simulate a settings change before it is written)."
-    if effect.empty:
-        return f"No change to the listing ({effect.used_after} of {effect.budget} columns)."
-    parts = [f"+ {n}" for n in effect.added] + [f"- {n}" for n in effect.removed]
-    parts += [f"{n}: {a} → {b}" for n, a, b in effect.changed]
-    return f"{', '.join(parts)}; listing {effect.used_before} → {effect.used_after} of {effect.budget} columns."
+        return "shown after the write (Claude Code's catalog could not be read to simulate it)."
+    return effect.text()

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from skilltui import budget, units
+from skilltui import budget, units, whatif
 from skilltui.runtimes import ModelPreset, get
 from skilltui.runtimes.claude import listing
 from skilltui.text import safe
@@ -125,8 +125,8 @@ class BudgetScreen(BaseScreen):
             self._default_budget = default.budget
         model = self.query_one("#model", Input).value.strip() or None
         window = self._window()
-        params = budget.params_for(state.claude, state.opts, model=model, context_window=window)
-        result = listing.simulate_prepared(state.prepared, params.budget)
+        params, result = whatif.listing_under(state.claude, state.opts, state.prepared, model=model,
+                                              context_window=window)
         self.result = result
         self.post_message(messages.BudgetChanged(params.budget))
         now = {e.label: e.state for e in result.entries}

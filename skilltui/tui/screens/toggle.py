@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, RadioButton, RadioSet, Static
 from textual.worker import get_current_worker
 
-from skilltui import settings_writer
+from skilltui import settings_writer, whatif
 from skilltui.runtimes.claude import toggle
 from skilltui.text import safe
 from skilltui.tui import data
@@ -142,7 +142,8 @@ class ToggleScreen(ModalScreen):
     @work(thread=True, exclusive=True, group="effect", description="simulate the toggle")
     def _effect(self, outcome: toggle.Outcome) -> None:
         try:
-            effect = data.what_if(self.state, outcome.path, outcome.keys, outcome.value, self.budget_chars)
+            effect = data.what_if(self.state, whatif.PlannedChange(outcome.path, tuple(outcome.keys), outcome.value),
+                                  self.budget_chars)
             text = "Effect on the listing: " + data.effect_text(effect)
         except Exception as exc:
             text = f"Effect on the listing could not be worked out: {exc.__class__.__name__}: {exc}"
