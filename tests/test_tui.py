@@ -880,3 +880,17 @@ async def test_a_screen_key_runs_from_the_palette(demo):
         await settle(app, pilot)
         assert app.current_mode == "budget"
         assert app.screen.focused is app.screen.query_one("#window")
+
+
+@aio
+async def test_home_and_end_go_to_the_first_and_last_row(demo):
+    async with running(demo) as (app, pilot):
+        for key, table_id in (("1", "#skills"), ("3", "#entries"), ("4", "#plugins")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            table = app.screen.query_one(table_id)
+            table.focus()
+            await pilot.press("end")
+            assert table.cursor_row == table.row_count - 1 > 0, table_id
+            await pilot.press("home")
+            assert table.cursor_row == 0, table_id

@@ -24,6 +24,7 @@ from skilltui.tui import messages
 from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.widgets.budget_bar import BudgetBar
+from skilltui.tui.widgets.table import RowTable
 
 BATCH = 200  # table rows added at a time
 
@@ -80,7 +81,7 @@ class BudgetScreen(BaseScreen):
         yield Static(id="budget-fit")
         yield BudgetBar(id="bar")
         with Horizontal(id="budget-main"):
-            table = DataTable(id="entries", cursor_type="row")
+            table = RowTable(id="entries", cursor_type="row")
             table.loading = True
             yield table
             with Vertical(id="prompt-box"):

@@ -14,6 +14,7 @@ from skilltui.tui import data, messages
 from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.screens.skills import tail
+from skilltui.tui.widgets.table import RowTable
 
 NARROW = 110  # the app's breakpoint: below it, columns fit 80 cells (the count of skills and commands scrolls)
 COLUMNS = (("Plugin", 34), ("State", 9), ("Loads", 6), ("Decided by", 10), ("In", 30), ("Skills", 6), ("Cmds", 5))
@@ -40,7 +41,7 @@ class PluginsScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="plugins-summary")
-        table = DataTable(id="plugins", cursor_type="row")
+        table = RowTable(id="plugins", cursor_type="row")
         table.loading = True
         yield table
         yield Static(id="plugin-detail")

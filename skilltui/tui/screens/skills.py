@@ -16,6 +16,7 @@ from skilltui.model import Skill
 from skilltui.text import safe
 from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
+from skilltui.tui.widgets.table import RowTable
 
 STATUS_COLOUR = {"listed": "ok", "invalid": "error", "conditional": "warning", "filtered": "warning"}
 STATUSES = ("listed", "shadowed", "invalid", "disabled", "conditional", "hidden", "filtered")
@@ -48,7 +49,7 @@ def matches(skill: Skill, text: str, needle: str) -> bool:
     return needle in hay.casefold()
 
 
-class SkillsTable(DataTable):
+class SkillsTable(RowTable):
     """The skills table; Enter (shown in the footer) opens the highlighted skill's preview."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Preview", id="skills.open", tooltip="Open the highlighted skill")]
