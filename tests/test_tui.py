@@ -121,6 +121,20 @@ async def test_filter_takes_keys_typed_in_one_burst(demo):
 
 
 @aio
+async def test_budget_window_takes_keys_typed_in_one_burst(demo):
+    from textual import events
+
+    async with running(demo) as (app, pilot):
+        await pilot.press("3")
+        await settle(app, pilot)
+        for key in "w2k":
+            app.post_message(events.Key(key, key))
+        await settle(app, pilot)
+        assert app.screen.query_one("#window").value == "2k"
+        assert app.screen.result.budget == 80
+
+
+@aio
 async def test_open_preview_shows_frontmatter_body_and_references(demo):
     async with running(demo) as (app, pilot):
         await pilot.press("slash", *"pdf", "enter", "enter")

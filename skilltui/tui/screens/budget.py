@@ -339,6 +339,20 @@ class BudgetScreen(BaseScreen):
         """Enter or Esc in a field hands the keys back to the table, so 1–5 switch screens again."""
         self.set_focus(self.query_one("#entries", DataTable))
 
+    def on_key(self, event) -> None:
+        # Keys typed in one burst ("w2k" fast, or from tmux send-keys) all reach the table before the "w" binding
+        # runs, as on the Skills screen: "w" and "m" move the focus as the key passes, and the printable keys after
+        # them, which come back unused from the table, go to the field.
+        field = self.focused if isinstance(self.focused, Input) else None
+        if field is None:
+            which = {"w": "window", "m": "model"}.get(event.key)
+            if which is not None:
+                self.action_focus(which)
+                event.stop()
+        elif event.is_printable and event.character:
+            field.insert_text_at_cursor(event.character)
+            event.stop()
+
     def action_focus(self, which: str) -> None:
         # at once, not deferred like Widget.focus(): the keys typed right after belong to the field
         self.set_focus(self.query_one(f"#{which}", Input))
