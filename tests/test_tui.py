@@ -20,6 +20,7 @@ from skilltui.tui.app import SkilltuiApp
 from skilltui.tui.screens.fileview import FileScreen
 from skilltui.tui.screens.help import HelpScreen
 from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+from skilltui.tui.textual_private import mode_screen
 
 pytestmark = pytest.mark.slow  # drives the app; `pytest -m "not slow"` skips it
 
@@ -568,8 +569,9 @@ async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
             painted = asyncio.Event()
             start = time.perf_counter()
             app.open_preview(skill)
-            body = app.screen.doc
-            await until(lambda body=body: bool(body.children))
+            preview_screen = mode_screen(app, "preview")  # the body is read off the UI thread, then mounted
+            await until(lambda: preview_screen.doc is not None and bool(preview_screen.doc.children))
+            body = preview_screen.doc
             app.call_after_refresh(painted.set)  # the first frame that holds the first piece
             await asyncio.wait_for(painted.wait(), 60)
             times.append(time.perf_counter() - start)

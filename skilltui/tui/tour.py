@@ -52,7 +52,6 @@ SCENES = (
     Scene("doctor-80x24", "Doctor at 80×24", ("5",), SMALL),
     Scene("help-80x24", "Help at 80×24", ("question_mark",), SMALL),
     Scene("touch-80x24", "Touch files at 80×24", ("t",), SMALL),
-    Scene("palette-80x24", "The command palette on the Budget screen at 80×24", ("3", "ctrl+p", *"budget"), SMALL),
 )
 
 
