@@ -570,7 +570,7 @@ async def test_large_body_first_screen_is_fast(tmp_path, shared_dir):
             start = time.perf_counter()
             app.open_preview(skill)
             preview_screen = mode_screen(app, "preview")  # the body is read off the UI thread, then mounted
-            await until(lambda: preview_screen.doc is not None and bool(preview_screen.doc.children))
+            await until(lambda p=preview_screen: p.doc is not None and bool(p.doc.children))
             body = preview_screen.doc
             app.call_after_refresh(painted.set)  # the first frame that holds the first piece
             await asyncio.wait_for(painted.wait(), 60)

@@ -59,3 +59,12 @@ def test_a_change_the_file_already_holds_needs_no_scan(demo, monkeypatch):
     effect = whatif.effect(catalog, demo, whatif.PlannedChange(src.path, ("enabledPlugins", plugin), value), chars)
     assert effect.empty and not effect.scanned
     assert "No change to the listing" in effect.text()
+
+
+def test_every_runtime_says_which_model_presets_its_budget_view_offers():
+    from skilltui.runtimes import REGISTRY, ModelPreset
+
+    for key in REGISTRY:
+        presets = get(key).presets
+        assert isinstance(presets, tuple) and all(isinstance(p, ModelPreset) for p in presets), key
+    assert get("claude").presets and all(p.context_window for p in get("codex").presets)
