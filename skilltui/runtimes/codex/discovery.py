@@ -34,6 +34,7 @@ from skilltui.model import (
     Options,
     Skill,
 )
+from skilltui.runtimes.codex import models
 from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
 
 NAME = "codex"
@@ -763,10 +764,11 @@ def skill_roots(cwd: str, home: str, codex_home: str, markers: list[str]) -> tup
     between = _dirs_root_to_cwd(cwd, proj)
     roots: list[Root] = []
     codex_home_real = canonical(codex_home)
-    for d in reversed(between):  # project config layers, nearest to cwd first (highest precedence)
-        dot = os.path.join(d, ".codex")
-        if os.path.isdir(dot) and canonical(dot) != codex_home_real:
-            roots.append(Root(os.path.join(dot, "skills"), "repo", "project-codex"))
+    # Only the cwd's own `.codex/skills` (oracle, 2026-12-03: `.codex/skills` at the git root or between it and the
+    # cwd is not read, with or without a config.toml there; tests/fixtures/codex/dot-codex-cwd-only).
+    dot = os.path.join(cwd, ".codex")
+    if os.path.isdir(dot) and canonical(dot) != codex_home_real:
+        roots.append(Root(os.path.join(dot, "skills"), "repo", "project-codex"))
     roots.append(Root(os.path.join(codex_home, "skills"), "user", "codex-home"))
     roots.append(Root(os.path.join(home, ".agents", "skills"), "user", "home-agents"))
     roots.append(Root(os.path.join(codex_home, "skills", ".system"), "system", "system"))
@@ -1080,7 +1082,8 @@ def discover(opts: Options) -> Catalog:
         "roots": [r.to_json() for r in roots],
     })
 
-    prompt = build_prompt(catalog)  # the window is unknown here: 8000 characters
+    catalog.extra["model"] = models.resolve(user_cfg.data, user_cfg.path)
+    prompt = build_prompt(catalog)  # under the window of the model Codex would run
     catalog.extra["prompt"] = prompt
     position = {e.path: i for i, e in enumerate(prompt.included())}
     for s in valid:

@@ -12,7 +12,8 @@ The developer message is
     </skills_instructions>
 
 Budget (as Codex computes it): with a known context window, 2% of it in tokens, a text costing ceil(UTF-8 bytes / 4)
-tokens (about 4 characters a token); with no window, 8000 characters. The alias table is paid for first. When the full
+tokens (about 4 characters a token); with no window, 8000 characters. The alias table is priced but not taken out of
+the budget (observed with the oracle: 0.171.0 fits the lines to the whole 2%, table or not). When the full
 lines do not fit, descriptions are shortened one character at a time, round-robin over the skills in prompt order; when
 even the bare lines (no description) do not fit, the bare lines are taken in prompt order while they fit and the rest
 are dropped.
@@ -141,10 +142,11 @@ class CodexPrompt:
     entries: list[PromptEntry] = field(default_factory=list)  # prompt order, dropped ones included
     table_cost: int = 0  # what the alias table costs (paid before any line)
     total_full: int = 0  # what every line in full would cost
-    used: int = 0  # what the chosen lines cost
+    used: int = 0  # what the chosen lines cost (the table is not counted against the budget)
     over_budget: bool = False
     warning: str | None = None
     shipped_not_shown: list[str] = field(default_factory=list)  # names whose line text is Codex's own
+    model: Any = None  # the models.ModelChoice the window came from, when it came from the catalog
 
     @property
     def budget_chars(self) -> int:
@@ -160,6 +162,7 @@ class CodexPrompt:
             "runtime_version": "0.171.0",
             "simulation": True,
             "context_window": self.context_window,
+            "model": None if self.model is None else self.model.to_json(),
             "budget": self.budget,
             "unit": self.unit,
             "budget_chars": self.budget_chars,
@@ -267,7 +270,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     if table_cost >= limit:  # the table alone does not fit: absolute paths, as Codex falls back
         alias_roots, root_lines, table_cost = [], [], 0
     alias = {root: f"r{i}" for i, root in enumerate(alias_roots)}
-    remaining_limit = limit - table_cost
+    remaining_limit = limit  # 0.171.0 does not take the table out of the budget (oracle, 2026-12-03)
 
     entries: list[PromptEntry] = []
     for s in ordered:
@@ -297,7 +300,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     if full <= remaining_limit:
         for e, d in zip(entries, descs):
             e.state, e.shown_chars = FULL, len(d)
-        prompt.used = table_cost + full
+        prompt.used = full
     elif bare <= remaining_limit:
         prompt.over_budget = True
         bare_bytes = None
@@ -309,7 +312,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             e.shown_chars = k
             e.state = FULL if k >= len(d) else SHORTENED
             spent += text_cost(_line(e.name, d[:k], e.file) + "\n", unit)
-        prompt.used = table_cost + spent
+        prompt.used = spent
         cut = sum(len(d) - k for d, k in zip(descs, alloc))
         if cut and -(-cut // len(entries)) > 100:
             prompt.warning = (
@@ -329,7 +332,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             else:
                 e.state = DROPPED
                 dropped += 1
-        prompt.used = table_cost + spent
+        prompt.used = spent
         if dropped:
             prompt.warning = (
                 "Exceeded skills context budget"
@@ -360,6 +363,13 @@ def prompt_eligible(skill: Skill) -> bool:
 
 
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
-    """The prompt for a Codex catalog under a context window (None: unknown, 8000 characters). Pure; never re-scans."""
+    """The prompt for a Codex catalog under a context window (None: the window of the model Codex would run for this
+    user, from discovery; 8000 characters when the catalog does not say). Pure; never re-scans."""
+    choice = None
+    if context_window is None:
+        choice = catalog.extra.get("model")
+        context_window = getattr(choice, "context_window", None)
     roots = [r["path"] for r in catalog.extra.get("roots", [])]
-    return render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window)
+    prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window)
+    prompt.model = choice
+    return prompt
