@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import random
@@ -274,11 +275,29 @@ GENERATORS = {"codex": gen_codex, "omp": gen_omp}
 
 
 # ---------------------------------------------------------------- minimising
+CACHE: Path | None = None  # --cache DIR: the real tool's answer per tree, so a rerun after a fix costs no tool runs
+
+
+def _tree_key(tree: fixturelib.Tree) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(tree.files):
+        h.update(rel.encode() + b"\0" + hashlib.sha256(tree.files[rel]).digest())
+    h.update(json.dumps([tree.runtime, tree.home, tree.cwd, sorted(tree.links.items()), sorted(tree.dirs),
+                         sorted(tree.env.items()), tree.args, fixturelib.TREE_LEN]).encode())
+    return h.hexdigest()[:32]
+
+
 def shows(tree: fixturelib.Tree, work: Path) -> tuple[bool, list[str], dict, Path]:
     root = fixturelib.materialise(tree, Path(tempfile.mkdtemp(prefix="t-", dir=work)))
-    want = run_oracle(tree, root)
-    if "oracle_error" in want:
-        return False, [f"oracle failed: {want['oracle_error']}"], want, root
+    cached = CACHE / f"{_tree_key(tree)}.json" if CACHE else None
+    if cached is not None and cached.is_file():
+        want = fixturelib.expected_at(json.loads(cached.read_text()), root)
+    else:
+        want = run_oracle(tree, root)
+        if "oracle_error" in want:
+            return False, [f"oracle failed: {want['oracle_error']}"], want, root
+        if cached is not None:
+            cached.write_text(json.dumps(fixturelib.placeholder(want, str(root)), ensure_ascii=False))
     diffs = fixturelib.compare(tree, root, want)
     return bool(diffs), diffs, fixturelib.placeholder(want, str(root)), root
 
@@ -294,7 +313,7 @@ def without(tree: fixturelib.Tree, units: list[str]) -> fixturelib.Tree:
                    units=[u for u in tree.units if u not in drop])
 
 
-def minimise(tree: fixturelib.Tree, work: Path, budget: int = 40) -> tuple[fixturelib.Tree, list[str], dict]:
+def minimise(tree: fixturelib.Tree, work: Path, budget: int = 16) -> tuple[fixturelib.Tree, list[str], dict]:
     """Drop units (halves first, then one at a time) while a difference remains; at most `budget` oracle runs."""
     _ok, diffs, want, _root = shows(tree, work)
     best = tree
@@ -344,8 +363,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0, help="first tree index (to resume or split a run)")
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--no-minimise", action="store_true")
+    ap.add_argument("--minimise-max", type=int, default=6, help="minimise at most this many differing trees")
     ap.add_argument("--record", metavar="DIR", help="write each minimised difference as a fixture under DIR")
+    ap.add_argument("--cache", metavar="DIR", help="keep the real tool's answers here (by tree content) for reruns")
     args = ap.parse_args(argv)
+    global CACHE
+    if args.cache:
+        CACHE = Path(args.cache)
+        CACHE.mkdir(parents=True, exist_ok=True)
     if not ORACLE.is_file():
         print(f"differential: no oracle at {ORACLE}", file=sys.stderr)
         return 2
@@ -367,9 +392,9 @@ def main(argv: list[str] | None = None) -> int:
                 found.append(out)
                 print(f"tree {out.index}: {len(out.diffs)} difference(s): {out.diffs[0][:300]}", flush=True)
     found.sort(key=lambda o: o.index)
-    for out in found:
+    for n, out in enumerate(found):
         tree, diffs, want = out.tree, out.diffs, out.want
-        if not args.no_minimise:
+        if not args.no_minimise and n < args.minimise_max:
             tree, diffs, want = minimise(tree, work)
         print(f"\n=== tree {out.index} (seed {args.seed}), minimised to {len(tree.files)} files, units {tree.units}")
         for d in diffs[:12]:

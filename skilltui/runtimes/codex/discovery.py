@@ -1073,7 +1073,9 @@ def discover(opts: Options) -> Catalog:
                 s.extra["decided_by"] = {"file": user_cfg.path, "line": rule.line, "selector": rule.text}
 
     valid.sort(key=_list_key)
-    catalog.skills = valid + sorted(invalid.values(), key=lambda s: path_key(s.path))
+    # errors come root by root in scan order (oracle, 2026-12-03), then by path within a root
+    root_rank = {r.canonical: i for i, r in enumerate(roots)}
+    catalog.skills = valid + sorted(invalid.values(), key=lambda s: (root_rank.get(s.root, len(roots)), path_key(s.path)))
     catalog.extra.update({
         "codex_home": codex_home,
         "project_root": proj,

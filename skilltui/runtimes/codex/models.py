@@ -30,6 +30,9 @@ MODEL_WINDOWS: dict[str, int] = {
     "codex-auto-review": 272_000,
 }
 
+# models.json entries with include_skills_usage_instructions: true (the prompt then ends with "How to use skills")
+USAGE_INSTRUCTIONS = frozenset({"gpt-5.5"})
+
 
 @dataclass(frozen=True)
 class ModelChoice:
@@ -37,9 +40,11 @@ class ModelChoice:
     context_window: int
     why: str  # where the model and window come from, for the UI and the JSON
     assumed: str | None = None  # what could not be observed, said rather than hidden
+    usage_instructions: bool = False  # the prompt carries the "How to use skills" section
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "context_window": self.context_window, "why": self.why, "assumed": self.assumed}
+        return {"model": self.model, "context_window": self.context_window, "why": self.why, "assumed": self.assumed,
+                "usage_instructions": self.usage_instructions}
 
 
 def _positive_int(value: object) -> int | None:
@@ -66,4 +71,5 @@ def resolve(config: Mapping[str, Any], config_path: str, model: str | None = Non
         window = UNKNOWN_MODEL_WINDOW
         assumed = (f"{model} is not in Codex 0.171.0's bundled model list; Codex then uses a "
                    f"{UNKNOWN_MODEL_WINDOW:,}-token window (observed), unless a remote model list says otherwise")
-    return ModelChoice(model=model, context_window=window, why=why, assumed=assumed)
+    return ModelChoice(model=model, context_window=window, why=why, assumed=assumed,
+                       usage_instructions=model in USAGE_INSTRUCTIONS)
