@@ -200,5 +200,6 @@ def expected_at(want: dict, root: Path) -> dict:
 
 def cases(runtime: str | None = None) -> list[Path]:
     base = Path(__file__).resolve().parent / "fixtures"
-    found = sorted(p.parent for p in base.glob("*/*/case.json"))
+    found = sorted(p.parent for p in base.glob("*/*/case.json") if (p.parent / "expected.json").is_file()
+                   and p.parent.parent.name in ("codex", "omp", "claude"))
     return [p for p in found if runtime is None or p.parent.name == runtime]

@@ -557,9 +557,11 @@ def test_hostile_files_on_disk(ws):
     write(agents / "nul/SKILL.md", "---\nname: nul\ndescription: a\x00b\n---\n")
     cat = discover(ws / "repo", ws / "home")
     rows = by_path(cat)
-    for folder in ("binary", "bad-utf8-body"):
+    # Rust's Utf8Error text: where the first bad sequence starts and how long it is (oracle, 2026-12-03)
+    for folder, why in (("binary", "invalid utf-8 sequence of 1 bytes from index 128"),
+                        ("bad-utf8-body", "invalid utf-8 sequence of 1 bytes from index 36")):
         row = rows[str(agents / folder / "SKILL.md")]
-        assert row.status == INVALID and row.reason == "failed to read file: stream did not contain valid UTF-8"
+        assert row.status == INVALID and row.reason == f"failed to read file: {why}"
     assert rows[str(agents / "big/SKILL.md")].status == LISTED
     assert rows[str(agents / "nul/SKILL.md")].status in (LISTED, INVALID)  # decided by the YAML reader, no crash
 
@@ -568,7 +570,9 @@ def test_read_utf8_caps(tmp_path):
     p = write(tmp_path / "f", "é" * 10)
     assert codex.read_utf8(str(p), cap=5) == ("éé", None)  # a cut character is held back, not an error
     write(tmp_path / "g", b"ok" + b"x" * 100 + b"\xff")
-    assert codex.read_utf8(str(tmp_path / "g"), cap=10)[1] == "stream did not contain valid UTF-8"
+    assert codex.read_utf8(str(tmp_path / "g"), cap=10)[1] == "invalid utf-8 sequence of 1 bytes from index 102"
+    write(tmp_path / "h", "ok é".encode()[:-1])
+    assert codex.read_utf8(str(tmp_path / "h"))[1] == "incomplete utf-8 byte sequence from index 3"
     assert codex.read_utf8(str(tmp_path / "g"), cap=10, check_cap=50)[0] == "ok" + "x" * 8
 
 
@@ -773,11 +777,17 @@ def test_prompt_token_budget_never_exceeded():
 
 
 def test_prompt_without_room_for_the_table_uses_absolute_paths():
-    table_cost = cp.text_cost(cp._body(["- `r0` = `/r`"], []), "chars") - cp.text_cost(cp._body([], []), "chars")
-    line_cost = cp.text_cost("- a: (file: /r/a/SKILL.md)\n", "chars")
-    assert table_cost >= line_cost
-    p = render_chars([mk("a", "")], line_cost)
-    assert p.roots == [] and p.entries[0].line == "- a: (file: /r/a/SKILL.md)"
+    root = "/r" + "x" * 600  # a table longer than the source-locator intro it is priced against
+    table_cost = (cp.text_cost(cp._body([f"- `r0` = `{root}`"], []), "chars")
+                  - cp.text_cost(cp._locator_body(), "chars"))
+    assert table_cost > 0
+    old = cp.DEFAULT_CHAR_BUDGET
+    cp.DEFAULT_CHAR_BUDGET = table_cost
+    try:
+        p = cp.render_prompt([mk("a", "", root=root)], [root], None)
+    finally:
+        cp.DEFAULT_CHAR_BUDGET = old
+    assert p.roots == [] and p.entries[0].file == f"{root}/a/SKILL.md"
     assert cp.INTRO_WITH_ABSOLUTE_PATHS in p.text
 
 

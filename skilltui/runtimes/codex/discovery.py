@@ -175,10 +175,23 @@ def read_utf8(path: str, cap: int = READ_CAP, check_cap: int = UTF8_CHECK_CAP) -
                     decoder.decode(chunk, final=False)
                 decoder.decode(b"", final=len(data) < cap or seen < check_cap)
             except UnicodeDecodeError:
-                return None, "stream did not contain valid UTF-8"
+                return None, _utf8_error(path, check_cap)
             return text, None
     except OSError as exc:
         return None, _os_error(exc)
+
+
+def _utf8_error(path: str, check_cap: int) -> str:
+    """Rust's Utf8Error text, as Codex reports it: where the first bad sequence starts, and how long it is."""
+    with open(path, "rb") as fh:
+        data = fh.read(check_cap)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":
+            return f"incomplete utf-8 byte sequence from index {exc.start}"
+        return f"invalid utf-8 sequence of {exc.end - exc.start} bytes from index {exc.start}"
+    return "stream did not contain valid UTF-8"
 
 
 def _read_capped(path: str, cap: int = READ_CAP) -> tuple[bytes | None, str | None]:
@@ -204,6 +217,8 @@ def _yaml_error_message(exc: yaml.YAMLError) -> tuple[str, int | None]:
     """serde_yaml's libyaml error text: `<problem> at line L column C[, <context> at line L column C]`."""
     if isinstance(exc, yaml.MarkedYAMLError):
         msg = exc.problem or "invalid YAML"
+        if msg == "found undefined alias":  # libyaml via serde_yaml says it this way
+            msg = "unknown anchor"
         pm, cm = exc.problem_mark, exc.context_mark
         if pm is not None:
             msg += " at " + _mark(pm)
@@ -280,8 +295,8 @@ def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, A
     for key, value in node.value:
         if isinstance(key, yaml.ScalarNode) and key.value in known:
             if key.value in out:
-                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}` at {_mark(key.start_mark)}",
-                                 _where(key))
+                # serde's duplicate-field error carries no location (oracle, 2026-12-03)
+                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", _where(key))
             out[key.value] = (key, value)
     return out
 
@@ -1074,8 +1089,14 @@ def discover(opts: Options) -> Catalog:
 
     valid.sort(key=_list_key)
     # errors come root by root in scan order (oracle, 2026-12-03), then by path within a root
+    # and breadth-first within a root (shallower files first), then by path (oracle, 2026-12-03)
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
-    catalog.skills = valid + sorted(invalid.values(), key=lambda s: (root_rank.get(s.root, len(roots)), path_key(s.path)))
+
+    def error_key(s: Skill) -> tuple:
+        rel = os.path.relpath(s.path, s.root) if s.root else s.path
+        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
+
+    catalog.skills = valid + sorted(invalid.values(), key=error_key)
     catalog.extra.update({
         "codex_home": codex_home,
         "project_root": proj,
