@@ -100,6 +100,15 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
         from skilltui.runtimes.omp import discovery
 
         return discovery.skill_list_json(discovery.discover(opts))
+    if tree.runtime == "claude":
+        from skilltui import budget
+
+        words = [w.replace("$TREE", str(root)) for w in tree.args]
+        opts.add_dirs = [words[i + 1] for i, w in enumerate(words) if w == "--add-dir" and i + 1 < len(words)]
+        opts.managed_dir = str(root / "no-managed-dir")  # the oracle's host has no /etc/claude-code
+        view = budget.run(opts, model="claude-sonnet-4-6")
+        return {"entries": [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries],
+                "rows": [e.row for e in view.result.entries if not e.shipped]}
     raise ValueError(f"no comparison for {tree.runtime}")
 
 
@@ -109,6 +118,9 @@ def expected_shape(tree: Tree, want: dict) -> dict:
                 "prompt_text": want.get("prompt_text") or None}
     if tree.runtime == "omp":
         return {"skills": want["skills"], "warnings": want["warnings"]}
+    if tree.runtime == "claude":  # Claude Code's own entries carry its text, not the tree's: compared by label only
+        return {"entries": [{"label": e["label"], "state": e["state"], "shipped": e["shipped"]} for e in want["entries"]],
+                "rows": [e["text"] for e in want["entries"] if not e["shipped"]]}
     raise ValueError(tree.runtime)
 
 

@@ -271,7 +271,44 @@ def gen_omp(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
     return tree
 
 
-GENERATORS = {"codex": gen_codex, "omp": gen_omp}
+def _command(rng: random.Random, corpus: Corpus, i: int) -> tuple[str, bytes]:
+    if corpus.commands and rng.random() < 0.6:
+        p = rng.choice(corpus.commands)
+        return p.name, p.read_bytes()[:100_000]
+    name = rng.choice(["cmd", "do", "x"]) + f"-{i}.md"
+    body = synthetic(rng, name[:-3])["SKILL.md"]
+    return name, body
+
+
+def gen_claude(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
+    tree = fixturelib.Tree(runtime="claude", home="home", cwd=rng.choice(["ws/repo", "ws/repo/sub", "ws/repo"]))
+    tree.dirs += ["ws/repo/.git", "ws/repo/sub"]
+    skill_roots = ["home/.claude/skills", "ws/repo/.claude/skills", "ws/repo/sub/.claude/skills", "ws/.claude/skills"]
+    made = []
+    for i in range(rng.choice([1, 2, 4, 6, 10, 20, 40])):
+        made.append(_add_skill(tree, rng, corpus, rng.choice(skill_roots), i))
+    for i in range(rng.choice([0, 0, 1, 3, 6])):
+        root = rng.choice(["home/.claude/commands", "ws/repo/.claude/commands", "ws/repo/.claude/commands/ns"])
+        name, data = _command(rng, corpus, i)
+        rel = f"{root}/{name}"
+        tree.files[rel] = data
+        tree.units.append(rel)
+    if rng.random() < 0.2:  # an --add-dir folder with its own skills
+        _add_skill(tree, rng, corpus, "other/.claude/skills", 99)
+        tree.args += ["--", "--add-dir", "$TREE/other"]
+    if rng.random() < 0.3:
+        tree.env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(rng.choice([500, 1500, 3000, 6000, 20000]))
+    if made and rng.random() < 0.25:
+        target = rng.choice(made).rsplit("/", 1)[-1]
+        value = rng.choice(['"off"', '"name-only"', '"user-invocable-only"', '"on"', '"bogus"'])
+        where = rng.choice(["home/.claude/settings.json", "ws/repo/.claude/settings.json",
+                            "ws/repo/.claude/settings.local.json"])
+        tree.files[where] = ('{\n  "skillOverrides": {"' + target + '": ' + value + '}\n}\n').encode()
+        tree.units.append(where)
+    return tree
+
+
+GENERATORS = {"codex": gen_codex, "omp": gen_omp, "claude": gen_claude}
 
 
 # ---------------------------------------------------------------- minimising
