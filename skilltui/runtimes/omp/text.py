@@ -199,7 +199,7 @@ def _fallback_value(raw: str) -> Any:
     if not raw:
         return raw
     try:
-        parsed = load_yaml12(raw)
+        parsed = _load_bun(raw)
     except YamlError:
         return raw
     if parsed is None:
