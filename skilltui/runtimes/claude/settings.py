@@ -161,6 +161,7 @@ class Settings:
     paths: Paths
     sources: list[SettingsSource]  # highest precedence first
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # the environment Claude Code would run with
 
     def source(self, scope: str) -> SettingsSource | None:
         return next((s for s in self.sources if s.scope == scope), None)
@@ -191,9 +192,10 @@ class Settings:
         return out
 
     def plugin_order(self) -> list[str]:
-        """Ids in the order they first appear reading user, project, local, flag, managed (§10.3)."""
+        """Ids in the order they first appear reading the add-dir folders (in --add-dir order), user, project, local,
+        flag, managed (§10.3, observed: an id an add-dir folder names comes before every user one)."""
         seen: dict[str, None] = {}
-        for scope in ("user", "add-dir", "project", "local", "flag", "managed"):
+        for scope in ("add-dir", "user", "project", "local", "flag", "managed"):
             for src in self.sources:
                 if src.scope == scope and isinstance(src.data.get("enabledPlugins"), dict):
                     for key in src.data["enabledPlugins"]:
@@ -237,7 +239,7 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
                 for key in keys[:-1]:
                     node = node.setdefault(key, {}) if isinstance(node.get(key, {}), dict) else {}
                 node[keys[-1]] = value
-    settings = Settings(paths, sources)
+    settings = Settings(paths, sources, env=dict(opts.env))
     for src in sources:
         if not src.error:
             continue
