@@ -79,6 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true")
     out.add_argument("--text", action="store_true")
 
+    p = sub.add_parser("touch", parents=[common],
+                       help="what Claude Code adds to the listing when the agent reads or edits these files")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files, folders or globs, in the order they are touched")
+    p.add_argument("--git", nargs="?", const="", metavar="RANGE",
+                   help="also the files git sees as changed (staged, unstaged, untracked), or those of RANGE (main...HEAD)")
+    p.add_argument("--budget", type=int, metavar="CHARS", help="listing budget (default: as for the first listing)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
+
     p = sub.add_parser("doctor", parents=[common], help="every diagnostic, with the file and a fix")
     p.add_argument("--json", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when there is an error")
@@ -288,6 +298,26 @@ def cmd_budget(args, opts) -> int:
     return EXIT_OK
 
 
+def cmd_touch(args, opts) -> int:
+    from skilltui.touch_view import TouchRequest, run_touch
+
+    if opts.runtime != "claude":
+        raise CliError("touch simulates Claude Code's later listings; other runtimes list every skill up front")
+    if not args.paths and args.git is None:
+        raise CliError("give files, folders or globs to touch, or --git")
+    try:
+        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        _emit_json(view.to_json())
+    elif args.text:
+        sys.stdout.write(view.text())
+    else:
+        sys.stdout.write(view.human() + "\n")
+    return EXIT_OK
+
+
 def cmd_doctor(args, opts) -> int:
     from skilltui import doctor
     from skilltui.text import safe
@@ -307,7 +337,7 @@ def cmd_doctor(args, opts) -> int:
 
 
 COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins": cmd_plugins, "plugin": cmd_plugin,
-            "skill": cmd_skill, "budget": cmd_budget, "doctor": cmd_doctor}
+            "skill": cmd_skill, "budget": cmd_budget, "touch": cmd_touch, "doctor": cmd_doctor}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,8 @@ DEFAULT_VERSION = "2.1.332"
 DEFAULT_CAP = 1536  # settings.skillListingMaxDescChars default (§7.2)
 DEFAULT_FRACTION = 0.01  # settings.skillListingBudgetFraction default (§8.1)
 DEFAULT_WINDOW = 200_000
-PROMPT_HEAD = "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n"
+LISTING_INTRO = "The following skills are available for use with the Skill tool:\n\n"  # also heads later blocks
+PROMPT_HEAD = "<system-reminder>\n" + LISTING_INTRO
 PROMPT_TAIL = "\n</system-reminder>"
 DAY_MS = 86_400_000
 
