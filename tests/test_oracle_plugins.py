@@ -229,3 +229,28 @@ def test_skill_set_local_adds_the_git_ignore_rule(tmp_path, monkeypatch, capsys)
     assert cli.main(args + ["skill", "set", "libafl", "on", "--json"]) == 0  # already ignored: nothing more written
     assert "gitignore" not in json.loads(capsys.readouterr().out)
     assert ignore.read_text() == "**/.claude/settings.local.json\n"
+
+
+@pytest.mark.parametrize("folder, case, run", [p for p in _runs("claude-plugin-list") if "--text" in p.values[2]["cmd"]])
+def test_plugin_list_text_status(folder, case, run, tmp_path):
+    """`claude plugin list` (text): each installed plugin's Status line agrees with skilltui's row and cause."""
+    tree = _prepare(folder, case, run, tmp_path)
+    text = (folder / f"expected-{run['id']}.txt").read_text().replace("$TREE", str(tree))
+    status = {}
+    for block in text.split("\n\n"):
+        lines = [ln.strip() for ln in block.strip().splitlines()]
+        if lines and lines[0].startswith("❯ ") and not lines[0].endswith("@builtin"):
+            status[lines[0][2:]] = next(ln.split(": ", 1)[1] for ln in lines if ln.startswith("Status: "))
+    catalog = discover(_options(case, run, tree))
+    plugins = {p.id: p for p in catalog.plugins if p.kind != "builtin"}
+    rows = {r.id: r for r in plugin_mod.list_rows(catalog.plugins, catalog.settings)}
+    assert set(status) == set(plugins)
+    for pid, shown in status.items():
+        row, p = rows[pid], plugins[pid]
+        if shown == "✘ failed to load":
+            assert row.enabled and row.errors and not p.loads, pid
+        elif shown == "✘ disabled":
+            assert not row.enabled and not p.loads, pid
+        else:
+            assert shown == "✔ enabled" and row.enabled and not row.errors, pid
+            assert p.loads == (p.blocked is None) and p.blocked in (None, "managed-off"), pid

@@ -215,10 +215,10 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     apply_enablement(plugin, settings)
     plugin.manifest, plugin.manifest_error = _manifest(plugin.root, diags)
     # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
-    if not plugin.enabled:
-        plugin.blocked = PluginBlock.NOT_ENABLED
-    elif managed_off:
+    if managed_off:  # a hard off, whatever the lower scopes say
         plugin.blocked = PluginBlock.MANAGED_OFF
+    elif not plugin.enabled:
+        plugin.blocked = PluginBlock.NOT_ENABLED
     elif rec is None:
         plugin.blocked = PluginBlock.OTHER_PROJECT
         where = ", ".join(r.project_path or "?" for r in records)
