@@ -176,9 +176,9 @@ class Settings:
         return Decision(None, None)
 
     def value(self, key: str) -> Any:
-        """A plain setting: the highest source that sets it wins."""
+        """A plain setting: the highest source that sets it wins. --add-dir settings count only for enabledPlugins."""
         for src in self.sources:
-            if key in src.data:
+            if key in src.data and src.scope != "add-dir":
                 return src.data[key]
         return None
 
@@ -186,6 +186,8 @@ class Settings:
         """A map setting (skillOverrides) merged per entry, the higher source winning each entry."""
         out: dict[str, Any] = {}
         for src in reversed(self.sources):
+            if src.scope == "add-dir":  # --add-dir settings count only for enabledPlugins (observed, §10.5)
+                continue
             value = src.data.get(key)
             if isinstance(value, dict):
                 out.update(value)
@@ -227,8 +229,9 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         sources.append(load_source("local", cwd_local))
     sources.append(load_source("project", paths.scope_file("project")))
     sources.append(load_source("user", paths.scope_file("user")))
-    for d in opts.add_dirs:
-        sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", "settings.json")))
+    for d in opts.add_dirs:  # both files of each folder count for enabledPlugins (observed), in this order
+        for name in ("settings.json", "settings.local.json"):
+            sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", name)))
 
     for path, keys, value in opts.pending:  # a "what if" view: the change applied in memory, never written
         for src in sources:
