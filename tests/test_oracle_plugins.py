@@ -254,3 +254,20 @@ def test_plugin_list_text_status(folder, case, run, tmp_path):
         else:
             assert shown == "✔ enabled" and row.enabled and not row.errors, pid
             assert p.loads == (p.blocked is None) and p.blocked in (None, "managed-off"), pid
+
+
+def test_preview_names_the_git_ignore_file_without_writing(tmp_path):
+    """The toggle dialog's preview says which git ignore file a local write will touch, and writes nothing."""
+    from skilltui.runtimes.claude import toggle
+
+    if not GIT:
+        pytest.skip("git is not installed")
+    folder = HERE / "gitignore"
+    case = json.loads((folder / "case.json").read_text())
+    run = next(r for r in case["runs"] if r["id"] == "local-xdg")
+    tree = _prepare(folder, case, run, tmp_path)
+    catalog = discover(_options(case, run, tree))
+    planned = toggle.preview(toggle.plan_plugin(catalog, "s@mkt", True, "local"))
+    assert planned.gitignore_planned == str(tree / "xdg/git/ignore") and not (tree / "xdg").exists()
+    assert not (tree / "repo/.claude").exists()
+    assert toggle.preview(toggle.plan_plugin(catalog, "s@mkt", True, "user")).gitignore_planned is None

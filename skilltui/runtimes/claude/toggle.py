@@ -36,6 +36,7 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     ignore_context: tuple[str, dict[str, str]] | None = None  # (cwd, env) when the target is local settings
     gitignore: str | None = None  # the global git ignore file a local-settings write added its rule to
+    gitignore_planned: str | None = None  # preview(): the git ignore file the write would add the rule to
 
     @property
     def ok(self) -> bool:
@@ -122,13 +123,25 @@ def global_gitignore(cwd: str, env: dict[str, str]) -> str:
     return os.path.join(home, ".config", "git", "ignore")
 
 
-def ignore_local_settings(cwd: str, env: dict[str, str]) -> str | None:
-    """Add the rule as Claude Code does; returns the file written, or None when nothing was needed."""
+def planned_ignore(cwd: str, env: dict[str, str]) -> str | None:
+    """The git ignore file that a local-settings write would add the rule to, or None when none would change."""
     in_work_tree = _git(["rev-parse", "--is-inside-work-tree"], cwd, env) == (0, "true\n")
     if in_work_tree and _git(["check-ignore", "-q", "--", ".claude/settings.local.json"], cwd, env)[0] == 0:
         return None
     path = global_gitignore(cwd, env)
-    return path if settings_writer.append_line(path, LOCAL_IGNORE_RULE) else None
+    try:
+        with open(path, "rb") as fh:
+            if LOCAL_IGNORE_RULE.encode() in fh.read(2_000_001):
+                return None
+    except OSError:
+        pass
+    return path
+
+
+def ignore_local_settings(cwd: str, env: dict[str, str]) -> str | None:
+    """Add the rule as Claude Code does; returns the file written, or None when nothing was needed."""
+    path = planned_ignore(cwd, env)
+    return path if path and settings_writer.append_line(path, LOCAL_IGNORE_RULE) else None
 
 
 def _file_problem(path: str) -> str | None:
@@ -245,6 +258,8 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
 def preview(outcome: Outcome) -> Outcome:
     if outcome.ok:
         outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value)
+        if outcome.ignore_context is not None:  # so a dialog can show every file the write will touch
+            outcome.gitignore_planned = planned_ignore(*outcome.ignore_context)
     return outcome
 
 
