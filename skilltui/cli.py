@@ -258,9 +258,18 @@ def _discover(opts: Options) -> Catalog:
     return discover(opts)
 
 
+def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict:
+    data = catalog.to_json(include_all=include_all)
+    if catalog.runtime == "claude":  # the model the listing is simulated for (spec/claude-code.md §8.0)
+        from skilltui.budget import default_model
+
+        data.update(default_model(catalog, opts).to_json())
+    return data
+
+
 def cmd_list(args, opts) -> int:
     if args.json:
-        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_discover(o).to_json(include_all=args.all), args)))
+        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args)))
         return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe

@@ -49,7 +49,8 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     r = view.result
     return [Diagnostic(
         "warning", "claude-listing-over-budget", None,
-        f"the listing is {r.total_full} columns, over the {r.budget}-column budget of the default window; "
+        f"the listing is {r.total_full} columns, over the {r.budget}-column budget of "
+        f"{view.model.why if view.model else 'the default window'}; "
         f"{len(lost)} entries are listed by name only: {', '.join(lost[:20])}{' …' if len(lost) > 20 else ''}",
         fix="Turn skills off with `skilltui skill set NAME off`, disable unused plugins, or raise skillListingBudgetFraction",
         runtime="claude")]
