@@ -143,6 +143,9 @@ class PromptView:
 
     def human(self) -> str:
         head = f"Simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"
+        summary = getattr(self.prompt, "summary", None)  # a runtime's own one-line account (size, no budget)
+        if summary is not None:
+            head += "\n" + summary()
         return head + "\n\n" + safe(self.text, keep_newlines=True)
 
 

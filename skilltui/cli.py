@@ -11,13 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from skilltui import __version__, units
+from skilltui.runtimes import REGISTRY
 
 if TYPE_CHECKING:
     from skilltui.model import Catalog, Options, Skill
     from skilltui.runtimes.claude.toggle import Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-RUNTIME_CHOICES = ("claude", "codex", "omp")
+RUNTIME_CHOICES = tuple(REGISTRY)
 NO_TERMINAL = ("skilltui: the TUI needs a terminal (stdin and stdout are not both one); "
                "for plain output use a command, e.g. `skilltui list` (see `skilltui --help`)")
 
@@ -105,11 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", choices=("user", "project", "local"))
     _json_options(p)
 
-    p = sub.add_parser("skill", parents=[common], help="set a per-skill override (skillOverrides)")
-    p.add_argument("action", choices=("set",))
+    p = sub.add_parser("skill", parents=[common],
+                       help="set a per-skill override (Claude Code skillOverrides: `set NAME VALUE`), or "
+                            "`enable|disable NAME` where the runtime has a per-skill switch (Gemini CLI skills.disabled)")
+    p.add_argument("action", choices=("set", "enable", "disable"))
     p.add_argument("name")
-    p.add_argument("value", choices=("on", "name-only", "user-invocable-only", "off"))
-    p.add_argument("--scope", choices=("user", "project", "local"))
+    p.add_argument("value", nargs="?", choices=("on", "name-only", "user-invocable-only", "off"))
+    p.add_argument("--scope", choices=("user", "project", "local", "workspace"))
     _json_options(p)
 
     p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
@@ -135,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also the files git sees as changed (staged, unstaged, untracked), or those of RANGE (main...HEAD)")
     p.add_argument("--budget", type=_unit(units.parse_count, "--budget"), metavar="CHARS",
                    help="listing budget (default: as for the first listing)")
+    p.add_argument("--model", metavar="ID", help="the model whose budget applies (default: the one Claude Code would run)")
     out = p.add_mutually_exclusive_group()
     _json_options(p, out)
     out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
@@ -414,10 +418,39 @@ def cmd_plugin(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
+def cmd_skill_switch(args, opts) -> int:
+    """`skill enable|disable NAME`: the runtime's own per-skill switch, written through the settings writer."""
+    from skilltui.runtimes import discover, get
+    from skilltui.text import safe
+
+    runtime = get(opts.runtime)
+    plan = getattr(runtime, "plan_skill_toggle", None)
+    if plan is None:
+        raise CliError(f"{runtime.label} has no per-skill enable/disable (try --runtime gemini; for Claude Code use "
+                       "`skill set NAME on|off`)")
+    result = runtime.apply_skill_toggle(plan(discover(opts), args.action, args.name, args.scope))
+    if args.json:
+        _emit_json(result.to_json(), args)
+    else:
+        print(safe(result.message), file=sys.stdout if result.ok else sys.stderr)
+        for edit in result.edits:
+            print(f"{safe(edit.path)}: skills.disabled {safe(json.dumps(edit.old, ensure_ascii=False))} -> "
+                  f"{safe(json.dumps(edit.new, ensure_ascii=False))}")
+    for w in result.warnings:
+        print(f"warning: {safe(w)}", file=sys.stderr)
+    return EXIT_OK if result.ok else EXIT_FAIL
+
+
 def cmd_skill(args, opts) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
+    if args.action in ("enable", "disable"):
+        return cmd_skill_switch(args, opts)
+    if args.value is None:
+        raise CliError("skill set NAME VALUE: give a value (on, name-only, user-invocable-only, off)")
+    if args.scope == "workspace":
+        raise CliError("--scope workspace is a Gemini CLI scope; Claude Code's are user, project and local")
     opts.runtime = "claude"
     catalog = discover(opts)
     outcome = toggle.plan_override(catalog, args.name, args.value, args.scope)
@@ -455,7 +488,7 @@ def cmd_touch(args, opts) -> int:
     if not args.paths and args.git is None:
         raise CliError("give files, folders or globs to touch, or --git")
     try:
-        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget))
+        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget, args.model))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:

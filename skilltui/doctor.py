@@ -8,7 +8,7 @@ import copy
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
-from skilltui.runtimes import discover
+from skilltui.runtimes import discover, get
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -71,6 +71,9 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
         _guard(found, "the link check", None, link_findings, catalog)
+        explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
+        if explain is not None:
+            _guard(found, f"the {runtime} checks", None, explain, catalog)
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
             for p in catalog.plugins:
