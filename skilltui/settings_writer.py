@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any
 
-__all__ = ["Change", "SettingsWriteError", "preview", "read_json_object", "set_member"]
+__all__ = ["Change", "SettingsWriteError", "append_line", "preview", "read_json_object", "set_member"]
 
 BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")  # JSON whitespace, exactly these four
@@ -282,9 +282,10 @@ def mask_comments(text: str) -> str:
     return "".join(out)
 
 
-def _splice(original: str, masked: str, new_masked: str) -> str:
+def _splice(original: str, masked: str, new_masked: str, fail) -> str:
     """The one contiguous edit between `masked` and `new_masked`, applied to `original` (whose comments `masked`
-    blanked): every byte outside the edited value, comments included, stays."""
+    blanked): every byte outside the edited value, comments included, stays. An edit that would replace a comment
+    (one inside the old value, or the only content of an empty object) is refused rather than made."""
     p = 0
     limit = min(len(masked), len(new_masked))
     while p < limit and masked[p] == new_masked[p]:
@@ -292,6 +293,8 @@ def _splice(original: str, masked: str, new_masked: str) -> str:
     q = 0
     while q < limit - p and masked[len(masked) - 1 - q] == new_masked[len(new_masked) - 1 - q]:
         q += 1
+    if original[p : len(original) - q] != masked[p : len(masked) - q]:
+        fail("the change would remove a comment inside the edited value; edit that part by hand")
     return original[:p] + new_masked[p : len(new_masked) - q] + original[len(original) - q :]
 
 
@@ -300,7 +303,7 @@ def _compute(name: str, target: str, snap: _Snapshot, keys, value, fail, comment
     if comments and text is not None:
         masked = mask_comments(text)
         new_masked, old_line, new_line = _apply(masked, keys, value, fail)
-        new_text = _splice(text, masked, new_masked)
+        new_text = _splice(text, masked, new_masked, fail)
     else:
         new_text, old_line, new_line = _apply(text if text is not None else "{}\n", keys, value, fail)
     new = bom + new_text.encode("utf-8")
@@ -433,3 +436,35 @@ def _fsync_folder(folder: str) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def append_line(path: str | os.PathLike, line: str) -> bool:
+    """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
+    folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
+    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed."""
+    name = os.fspath(path)
+    fail = _failer(name, "write")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            fail("it is not a regular file")
+        if st is not None:
+            if st.st_size > 2_000_000:
+                fail("it is larger than 2000000 bytes")
+            with open(name, "rb") as fh:
+                if line.encode() in fh.read():
+                    return False
+        data = (("\n" if st is not None else "") + line + "\n").encode()
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        fail(e.strerror or str(e))
+    return True
+
