@@ -5,21 +5,21 @@ from __future__ import annotations
 from skilltui.model import Catalog, Options
 from skilltui.runtimes import ModelPreset
 
-# Codex 0.171.0's built-in model catalog (the models it lists; read from the binary): the skills budget is 2% of the
-# model's context_window.
-MODELS = (
-    ModelPreset("GPT-6.2-Sol", "gpt-6.2-sol", 500_000),
-    ModelPreset("GPT-6.2-Astra", "gpt-6.2-astra", 272_000),
-    ModelPreset("GPT-6-Astra", "gpt-6-astra", 272_000),
-    ModelPreset("GPT-6.1-Sol", "gpt-6.1-sol", 500_000),
-    ModelPreset("GPT-6.1 Terra", "gpt-6.1-terra", 500_000),
-    ModelPreset("GPT-6-Sol", "gpt-6-sol", 272_000),
-    ModelPreset("GPT-6-Luna", "gpt-6-luna", 272_000),
-    ModelPreset("GPT-5.6-Sol", "gpt-5.6-sol", 272_000),
-    ModelPreset("GPT-5.6-Terra", "gpt-5.6-terra", 272_000),
-    ModelPreset("GPT-5.6-Luna", "gpt-5.6-luna", 272_000),
-    ModelPreset("GPT-5.5", "gpt-5.5", 272_000),
-)
+# The models Codex 0.171.0 lists (visibility "list" in its bundled models.json), by display name; their windows are
+# the one table in runtimes/codex/models.py.
+_LISTED = (("GPT-6.2-Sol", "gpt-6.2-sol"), ("GPT-6.2-Astra", "gpt-6.2-astra"), ("GPT-6-Astra", "gpt-6-astra"),
+           ("GPT-6.1-Sol", "gpt-6.1-sol"), ("GPT-6.1 Terra", "gpt-6.1-terra"), ("GPT-6-Sol", "gpt-6-sol"),
+           ("GPT-6-Luna", "gpt-6-luna"), ("GPT-5.6-Sol", "gpt-5.6-sol"), ("GPT-5.6-Terra", "gpt-5.6-terra"),
+           ("GPT-5.6-Luna", "gpt-5.6-luna"), ("GPT-5.5", "gpt-5.5"))
+
+
+def _presets() -> tuple[ModelPreset, ...]:
+    from skilltui.runtimes.codex.models import MODEL_WINDOWS
+
+    return tuple(ModelPreset(label, slug, MODEL_WINDOWS[slug]) for label, slug in _LISTED)
+
+
+MODELS = _presets()
 
 
 class _Codex:
