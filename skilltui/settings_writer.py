@@ -44,8 +44,8 @@ from typing import Any
 
 from skilltui import fsio
 
-__all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "is_outside", "preview", "read_json_object",
-           "set_member"]
+__all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "append_line", "is_outside", "preview",
+           "read_json_object", "set_member"]
 
 CAP = 2 * 1024 * 1024  # Claude Code's settings cap (oracle, 2026-12-03): a larger file is not read, so not edited
 LOCK_TIMEOUT = 20.0  # seconds to wait for another skilltui writer of the same file
@@ -598,3 +598,35 @@ def _fsync_folder(folder: str) -> None:
         os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+def append_line(path: str | os.PathLike, line: str) -> bool:
+    """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
+    folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
+    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed."""
+    name = os.fspath(path)
+    fail = _failer(name, "write")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            fail("it is not a regular file")
+        if st is not None:
+            if st.st_size > 2_000_000:
+                fail("it is larger than 2000000 bytes")
+            with open(name, "rb") as fh:
+                if line.encode() in fh.read():
+                    return False
+        data = (("\n" if st is not None else "") + line + "\n").encode()
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        fail(e.strerror or str(e))
+    return True
+
