@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui import settings_writer
+from skilltui import fsio, settings_writer
 from skilltui.model import Catalog
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings
 
@@ -133,7 +133,7 @@ def planned_ignore(cwd: str, env: dict[str, str]) -> str | None:
         return None
     path = global_gitignore(cwd, env)
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:  # a FIFO as the ignore file must not block
             if LOCAL_IGNORE_RULE.encode() in fh.read(2_000_001):
                 return None
     except OSError:

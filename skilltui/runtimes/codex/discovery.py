@@ -184,7 +184,7 @@ def read_utf8(path: str, cap: int = READ_CAP, check_cap: int = UTF8_CHECK_CAP) -
 
 def _utf8_error(path: str, check_cap: int) -> str:
     """Rust's Utf8Error text, as Codex reports it: where the first bad sequence starts, and how long it is."""
-    with open(path, "rb") as fh:
+    with fsio.open_binary(path) as fh:
         data = fh.read(check_cap)
     try:
         data.decode("utf-8")
