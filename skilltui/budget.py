@@ -106,6 +106,10 @@ def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | Non
 
 
 def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParams:
+    """The budget for a choice of model, window, chars per token, fraction or budget. With neither a model nor a
+    window, the model is the one Claude Code would run for this user (`default_model`): every view agrees."""
+    if choice.get("model") is None and choice.get("context_window") is None:
+        choice["model"] = default_model(catalog, opts).model
     fraction = catalog.settings.value("skillListingBudgetFraction")
     return listing.resolve_budget(env=opts.env, settings_fraction=fraction, **choice)
 

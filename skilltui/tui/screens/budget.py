@@ -184,6 +184,11 @@ class BudgetScreen(BaseScreen):
             t.append(" from SLASH_COMMAND_TOOL_CHAR_BUDGET")
         else:
             t.append(f" ({params.source})")
+        state = self.app.state
+        if state is not None and state.claude is not None and not self.query_one("#model", Input).value.strip() \
+                and self._window() is None:
+            choice = budget.default_model(state.claude, state.opts)  # no model typed: the user's own, and why
+            t.append(f"   model {choice.why}" + (f" (assumed: {choice.assumed})" if choice.assumed else ""), style="dim")
         t.append(f"   simulated listing of Claude Code {result.prepared.version}", style="dim")
         self.query_one("#budget-params", Static).update(t)
         error = self._error_line()
