@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from skilltui.model import Catalog, Options
+from skilltui.runtimes import PromptText
 from skilltui.runtimes.claude import listing
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import safe
 
 
@@ -55,7 +57,7 @@ def _now_ms(now: str | None) -> float | None:
 
 def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | None = None) -> listing.Prepared:
     """Everything but the budget, computed once per catalog: the TUI recomputes only `simulate_prepared`."""
-    settings = catalog.settings
+    settings = settings_of(catalog)
     usage = listing.load_usage(usage_path or settings.paths.global_config)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None
@@ -64,7 +66,7 @@ def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | Non
 
 
 def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParams:
-    fraction = catalog.settings.value("skillListingBudgetFraction")
+    fraction = settings_of(catalog).value("skillListingBudgetFraction")
     return listing.resolve_budget(env=opts.env, settings_fraction=fraction, **choice)
 
 
@@ -86,13 +88,13 @@ class PromptView:
     """Another runtime's own prompt rendering (Codex, oh-my-pi): its text and limits, as that runtime computes them."""
 
     catalog: Catalog
-    prompt: object  # the runtime's prompt object, with `.text` and `.to_json()`
+    prompt: PromptText  # the runtime's prompt object
 
     @property
     def text(self) -> str:
         return self.prompt.text
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         out = self.prompt.to_json()
         out["runtime"] = self.catalog.runtime
         out["simulation"] = f"simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"

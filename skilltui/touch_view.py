@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from skilltui.model import Catalog, Options
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.runtimes.claude.touch import Session, simulate_session
 from skilltui.text import safe
 from skilltui.touched import expand, git_changed
@@ -66,5 +67,5 @@ def run_touch(opts: Options, request: TouchRequest, catalog: Catalog | None = No
         if not changed:
             notes.append("git reports no changed file")
     budget = request.budget if request.budget is not None else params_for(catalog, opts).budget
-    git_root = catalog.extra["paths"].git_root
+    git_root = settings_of(catalog).paths.git_root
     return TouchView(catalog, files, notes, simulate_session(catalog, files, budget, git_root))

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui.model import Diagnostic, Options
+from skilltui.model import Catalog, Diagnostic, Options
 
 # Highest first. `add-dir` settings count for marketplace plugins after user (§10.5).
 PRECEDENCE = ("managed", "flag", "local", "project", "user", "add-dir")
@@ -154,6 +154,14 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         src.data = value
     src.error = error
     return src
+
+
+def of(catalog: Catalog) -> Settings:
+    """The Claude Code settings a Claude catalog carries (Catalog.settings is typed per runtime by its reader)."""
+    settings = catalog.settings
+    if not isinstance(settings, Settings):
+        raise ValueError(f"a {catalog.runtime} catalog carries no Claude Code settings")
+    return settings
 
 
 @dataclass

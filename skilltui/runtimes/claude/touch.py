@@ -29,6 +29,7 @@ from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
 from skilltui.runtimes.claude.discovery import load_skills_root, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import collation_key
 
 ANNOUNCE = "New skills discovered in {folder}/.claude/skills, now available via the Skill tool:\n"
@@ -183,7 +184,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     """The blocks Claude Code adds, step by step, when the agent touches `touched` (files, cwd-relative or absolute)
     in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
     cwd = catalog.cwd
-    settings = catalog.settings
+    settings = settings_of(catalog)
     listed = {s.name for s in catalog.skills if s.status == LISTED}
     pending = [s for s in catalog.skills if s.status == CONDITIONAL and s.source not in ("plugin", "plugin-command")]
     pending_patterns = {id(s): patterns_of(s) for s in pending}
