@@ -71,7 +71,7 @@ def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParam
 
 
 def run(opts: Options, *, context_window=None, model=None, chars_per_token=None, fraction=None, budget=None,
-        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView:
+        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView | PromptView:
     from skilltui.runtimes import discover
 
     catalog = catalog or discover(opts)

@@ -51,7 +51,7 @@ def _unit(parse: Callable[[str, str], Any], what: str) -> Callable[[str], Any]:
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
-    d = {"default": argparse.SUPPRESS} if suppress else {}
+    d: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
     parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
     parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
     parser.add_argument("--runtime", choices=RUNTIME_CHOICES,
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`skilltui COMMAND --help` describes a command. JSON output is documented in docs/json.md.")
     parser.add_argument("--version", action="version", version=f"skilltui {__version__}")
     _global_options(parser, suppress=False)
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     _global_options(common, suppress=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=False, parser_class=Parser, prog="skilltui",
                                 title="commands (optional: without one, the TUI opens)")
@@ -222,8 +222,10 @@ def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
 
 def _find_skill(catalog: Catalog, name: str) -> Skill:
     """By name, then by display name or label (`pdf`, `pdf-tools (pdf)`), a listed copy first; shipped entries too."""
-    for match in (lambda s: s.name == name, lambda s: s.display_name == name or s.label == name,
-                  lambda s: s.name.casefold() == name.casefold()):
+    matchers: tuple[Callable[[Skill], bool], ...] = (
+        lambda s: s.name == name, lambda s: s.display_name == name or s.label == name,
+        lambda s: s.name.casefold() == name.casefold())
+    for match in matchers:
         matches = [s for s in catalog.skills if match(s)]
         if matches:
             listed = [s for s in matches if s.status == "listed"]
@@ -233,7 +235,7 @@ def _find_skill(catalog: Catalog, name: str) -> Skill:
 
 
 # ---------------------------------------------------------------- commands
-def cmd_list(args, opts) -> int:
+def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
@@ -254,7 +256,7 @@ def cmd_list(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_show(args, opts) -> int:
+def cmd_show(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.runtimes import discover
     from skilltui.text import safe
@@ -284,7 +286,7 @@ def cmd_show(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_show_all(args, opts) -> int:
+def cmd_show_all(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.text import safe
 
@@ -302,7 +304,7 @@ def cmd_show_all(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_resolve(args, opts) -> int:
+def cmd_resolve(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.refs import SkillUrlError
     from skilltui.runtimes import discover
@@ -316,7 +318,7 @@ def cmd_resolve(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_plugins(args, opts) -> int:
+def cmd_plugins(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
@@ -365,7 +367,7 @@ def _toggle(outcome: Outcome, args: argparse.Namespace, hint: str = "") -> int:
     return EXIT_OK
 
 
-def cmd_plugin(args, opts) -> int:
+def cmd_plugin(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
@@ -378,7 +380,7 @@ def cmd_plugin(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
-def cmd_skill(args, opts) -> int:
+def cmd_skill(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
@@ -391,7 +393,7 @@ def cmd_skill(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
-def cmd_budget(args, opts) -> int:
+def cmd_budget(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import budget
 
     if args.usage is not None:
@@ -411,7 +413,7 @@ def cmd_budget(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_touch(args, opts) -> int:
+def cmd_touch(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.touch_view import TouchRequest, run_touch
 
     if opts.runtime != "claude":
@@ -431,7 +433,7 @@ def cmd_touch(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_doctor(args, opts) -> int:
+def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import doctor
     from skilltui.text import safe
 

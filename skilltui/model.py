@@ -31,6 +31,7 @@ HIDDEN: Final = Status.HIDDEN
 FILTERED: Final = Status.FILTERED
 
 Severity = Literal["error", "warning", "info"]
+FrontmatterStatus = Literal["none", "ok", "retried", "invalid", "not-mapping"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
@@ -84,7 +85,7 @@ class Frontmatter:
     data: dict[str, Any]  # the parsed mapping; {} when absent, invalid, or not a mapping
     body: str
     present: bool = False  # a frontmatter block was found
-    status: Literal["none", "ok", "retried", "invalid", "not-mapping"] = "none"
+    status: FrontmatterStatus = "none"
     error: str | None = None  # parser message when status is invalid
     error_line: int | None = None  # 1-based line in the file
     body_line: int = 1  # 1-based line of the file where the body starts

@@ -32,6 +32,7 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Severity,
     Skill,
 )
 from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
@@ -901,7 +902,7 @@ def _warn_too_deep(root: Root, deeper: list[tuple[str, int]], follow: bool, diag
 
 
 # ---------------------------------------------------------------- helpers
-def _diag(severity: str, code: str, path: str | None, message: str, line: int | None = None,
+def _diag(severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
           fix: str | None = None) -> Diagnostic:
     return Diagnostic(severity=severity, code=code, path=path, message=message, line=line, fix=fix, runtime=NAME)
 

@@ -39,7 +39,9 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Severity,
     Skill,
+    StatusValue,
 )
 from skilltui.runtimes.omp import plugins as plug
 from skilltui.runtimes.omp.settings import load_settings
@@ -91,7 +93,7 @@ class _Cand:
     seq: int
     fm: Frontmatter | None = None
     loadable: bool = False  # reached omp's result list (read, enabled, description where required)
-    status: str = LISTED
+    status: StatusValue = LISTED
     reason: str | None = None
     winner: _Cand | None = None
     plugin: str | None = None
@@ -315,7 +317,7 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
     base = dict(path=skill_path, io_path=io_path, root=root, provider=provider, level=level,
                 plugin=plugin.id if plugin else None, plugin_root=plugin.path if plugin else contain_root)
 
-    def invalid(reason: str, code: str, severity: str = "warning", status: str = INVALID) -> _Cand:
+    def invalid(reason: str, code: str, severity: Severity = "warning", status: StatusValue = INVALID) -> _Cand:
         cand = ctx.new_row(name=name_prefix + folder, **base)
         cand.status, cand.reason = status, reason
         ctx.diags.append(Diagnostic(severity, code, skill_path, reason))
