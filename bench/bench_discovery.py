@@ -347,6 +347,65 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
 
 
 # ---------------------------------------------------------------- (e) peak memory of fresh processes
+# ---------------------------------------------------------------- (f) the command line as a process, cold and warm
+def floor_process(spec_file: str) -> None:
+    """The floor as a process: scandir each skills root and read each SKILL.md and command file; no parsing."""
+    with open(spec_file) as fh:
+        spec = json.load(fh)
+    for root in spec["roots"]:
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir():
+                    try:
+                        with open(os.path.join(e.path, "SKILL.md"), "rb") as f:
+                            f.read()
+                    except OSError:
+                        pass
+    for path in spec["commands"]:
+        with open(path, "rb") as f:
+            f.read()
+
+
+def bench_processes(root: str, catalog, runs: int) -> None:
+    """`skilltui list --json` whole, against the floor process, in the same runs (interleaved): cold = a fresh,
+    empty cache folder; warm = the same command again on the unchanged tree; no-cache = --no-cache."""
+    spec = {"roots": list(dict.fromkeys(s.root for s in catalog.skills if s.kind == "skill" and s.path)),
+            "commands": [s.path for s in catalog.skills if s.kind == "command" and s.path]}
+    work = tempfile.mkdtemp(prefix="skilltui-bench-cache-")
+    spec_file = os.path.join(work, "floor.json")
+    Path(spec_file).write_text(json.dumps(spec))
+    repo = str(Path(__file__).resolve().parents[1])
+    opts = options(root)
+    cmd = [sys.executable, "-m", "skilltui", "--cwd", opts.cwd, "--home", opts.home, "--managed-dir", opts.managed_dir,
+           "list", "--json"]
+    env = dict(os.environ, HOME=opts.home, PYTHONPATH=repo, XDG_CACHE_HOME=os.path.join(work, "warm"))
+    env.pop("SKILLTUI_NO_CACHE", None)
+
+    def timed(argv, environ) -> tuple[float, bytes]:
+        t0 = time.perf_counter()
+        out = subprocess.run(argv, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
+        return time.perf_counter() - t0, out
+
+    timed(cmd, env)  # primes the warm cache and the page cache
+    times: dict[str, list[float]] = {k: [] for k in ("floor", "cold", "warm", "no-cache")}
+    answers: dict[str, bytes] = {}
+    for i in range(runs):
+        cold_env = dict(env, XDG_CACHE_HOME=os.path.join(work, f"cold{i}"))
+        for key, argv, environ in (("floor", [sys.executable, __file__, "--floor", spec_file], env), ("cold", cmd, cold_env),
+                                   ("warm", cmd, env), ("no-cache", [*cmd, "--no-cache"], env)):
+            seconds, out = timed(argv, environ)
+            times[key].append(seconds)
+            if key != "floor":
+                answers[key] = out
+    shutil.rmtree(work, ignore_errors=True)
+    f, c, w, n = (statistics.median(times[k]) * 1000 for k in ("floor", "cold", "warm", "no-cache"))
+    same = len(set(answers.values())) == 1
+    print(f"(f) `skilltui list --json` as a process ({len(spec['roots'])} skills roots, floor process {f:.0f} ms):")
+    print(f"    cold, empty cache {c:.0f} ms = {c / f:.2f}x   target <= 2.5x: {verdict(c / f <= 2.5)}")
+    print(f"    warm, unchanged tree {w:.0f} ms = {w / f:.2f}x   target <= 1.5x: {verdict(w / f <= 1.5)}")
+    print(f"    --no-cache {n:.0f} ms = {n / f:.2f}x;  cold, warm and --no-cache answers byte-identical: {same}")
+
+
 def child(kind: str, root: str) -> None:
     opts = options(root)
     if kind == "discover":
@@ -395,9 +454,13 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated tree")
     ap.add_argument("--corpus", default=CORPUS)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--floor", help=argparse.SUPPRESS)
+    ap.add_argument("--only-cli", action="store_true", help="only (a) and (f): discovery and the command line")
     a = ap.parse_args()
     if a.child:
         return child(*a.child)
+    if a.floor:
+        return floor_process(a.floor)
 
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
     try:
@@ -418,6 +481,9 @@ def main() -> None:
               f"(generated in {time.perf_counter() - t0:.0f} s); medians of {a.runs} runs, warm page cache")
         opts = options(root)
         catalog = bench_discovery(opts, a.runs)
+        bench_processes(root, catalog, a.runs)
+        if a.only_cli:
+            return
         bench_tui(opts, a.runs, previews)
         bench_listing(catalog)
         bench_preview_engine(catalog, previews, a.runs)
