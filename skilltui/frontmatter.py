@@ -297,9 +297,10 @@ def _claude_split(text: str) -> tuple[int, int, int] | None:
     """§5.1 steps 2-3 on a text without BOM: (block start, block end, body start), or None when there is no block."""
     opened = _CLAUDE_OPEN.match(text, 3) if text.startswith("---") else None
     close = text.find("---", opened.end()) if opened else -1
-    if close < 0:
+    if opened is None or close < 0:
         return None
-    return opened.end(), close, _CLAUDE_CLOSE_WS.match(text, close + 3).end()
+    after = _CLAUDE_CLOSE_WS.match(text, close + 3)
+    return opened.end(), close, after.end() if after else close + 3
 
 
 def claude_body(text: str) -> str:

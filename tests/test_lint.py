@@ -34,7 +34,8 @@ MYPY_CLEAN = MYPY_STRICT + [
     "skilltui/runtimes/claude/__init__.py", "skilltui/runtimes/claude/shipped.py", "skilltui/runtimes/claude/touch.py",
     "skilltui/runtimes/codex/__init__.py", "skilltui/runtimes/omp/__init__.py", "skilltui/runtimes/omp/settings.py",
     "skilltui/runtimes/omp/text.py", "skilltui/text.py", "skilltui/touch_view.py", "skilltui/touched.py",
-    "skilltui/yaml_fast.py",
+    "skilltui/yaml_fast.py", "skilltui/runtimes/codex/prompt.py", "skilltui/runtimes/claude/listing.py",
+    "skilltui/runtimes/claude/settings.py", "skilltui/frontmatter.py",
 ]
 
 

@@ -144,8 +144,10 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
             value, error = json.loads(text), None
         except (json.JSONDecodeError, RecursionError) as exc:
             value, error = None, f"is not valid JSON: {exc}"
-    else:
+    elif path is not None:
         value, error, src.exists = read_json_file(path)
+    else:  # neither text nor a file: an empty source
+        value, error = None, None
     if error is None and value is not None and not isinstance(value, dict):
         error = "is not a JSON object"
     if error is None and isinstance(value, dict) and "enabledPlugins" in value:

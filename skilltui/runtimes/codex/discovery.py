@@ -35,7 +35,7 @@ from skilltui.model import (
     Severity,
     Skill,
 )
-from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
+from skilltui.runtimes.codex.prompt import CodexPrompt, build_prompt, cut_description, path_key
 
 NAME = "codex"
 VERSION = "0.171.0"
@@ -1134,5 +1134,5 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
                                f"{s.name}: policy.allow_implicit_invocation is false; invocable as ${s.name}, "
                                "not in the prompt", line=s.extra.get("implicit_line")))
     prompt = catalog.extra.get("prompt")
-    if prompt is not None and prompt.warning:
+    if isinstance(prompt, CodexPrompt) and prompt.warning:
         diags.append(_diag("warning", "codex-budget-exceeded", None, prompt.warning))

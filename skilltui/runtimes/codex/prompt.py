@@ -361,5 +361,6 @@ def prompt_eligible(skill: Skill) -> bool:
 
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
     """The prompt for a Codex catalog under a context window (None: unknown, 8000 characters). Pure; never re-scans."""
-    roots = [r["path"] for r in catalog.extra.get("roots", [])]
+    found = catalog.extra.get("roots")
+    roots = [r["path"] for r in found] if isinstance(found, list) else []
     return render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window)
