@@ -81,30 +81,36 @@ def add_preview_skills(project: str, corpus: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- (a) discovery against the raw-read floor
-def floor_reader(catalog):
-    """A plain os.scandir of each skills root and a read of exactly the files discovery read; no parsing."""
+def read_files(roots: list[str], commands: list[str]) -> int:
+    """A plain os.scandir of each skills root, a read of each SKILL.md and command file; no parsing."""
+    n = 0
+    for root in roots:
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir():
+                    try:
+                        with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
+                            fh.read()
+                        n += 1
+                    except OSError:
+                        pass
+    for path in commands:
+        with open(path, "rb") as fh:
+            fh.read()
+        n += 1
+    return n
+
+
+def floor_files(catalog) -> tuple[list[str], list[str]]:
+    """The skills roots and command files discovery read."""
     roots = list(dict.fromkeys(s.root for s in catalog.skills if s.kind == "skill" and s.path))
-    commands = [s.path for s in catalog.skills if s.kind == "command" and s.path]
+    return roots, [s.path for s in catalog.skills if s.kind == "command" and s.path]
 
-    def read_all() -> int:
-        n = 0
-        for root in roots:
-            with os.scandir(root) as it:
-                for e in it:
-                    if e.is_dir():
-                        try:
-                            with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
-                                fh.read()
-                            n += 1
-                        except OSError:
-                            pass
-        for path in commands:
-            with open(path, "rb") as fh:
-                fh.read()
-            n += 1
-        return n
 
-    return read_all
+def floor_reader(catalog):
+    """The raw-read floor, in this process: exactly the files discovery read."""
+    roots, commands = floor_files(catalog)
+    return lambda: read_files(roots, commands)
 
 
 def bench_discovery(opts: Options, runs: int):
@@ -349,28 +355,17 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
 # ---------------------------------------------------------------- (e) peak memory of fresh processes
 # ---------------------------------------------------------------- (f) the command line as a process, cold and warm
 def floor_process(spec_file: str) -> None:
-    """The floor as a process: scandir each skills root and read each SKILL.md and command file; no parsing."""
+    """The floor as a process (`--floor FILE`): the same reads as `floor_reader`, after the interpreter's start."""
     with open(spec_file) as fh:
         spec = json.load(fh)
-    for root in spec["roots"]:
-        with os.scandir(root) as it:
-            for e in it:
-                if e.is_dir():
-                    try:
-                        with open(os.path.join(e.path, "SKILL.md"), "rb") as f:
-                            f.read()
-                    except OSError:
-                        pass
-    for path in spec["commands"]:
-        with open(path, "rb") as f:
-            f.read()
+    read_files(spec["roots"], spec["commands"])
 
 
 def bench_processes(root: str, catalog, runs: int) -> None:
     """`skilltui list --json` whole, against the floor process, in the same runs (interleaved): cold = a fresh,
     empty cache folder; warm = the same command again on the unchanged tree; no-cache = --no-cache."""
-    spec = {"roots": list(dict.fromkeys(s.root for s in catalog.skills if s.kind == "skill" and s.path)),
-            "commands": [s.path for s in catalog.skills if s.kind == "command" and s.path]}
+    roots, commands = floor_files(catalog)
+    spec = {"roots": roots, "commands": commands}
     work = tempfile.mkdtemp(prefix="skilltui-bench-cache-")
     spec_file = os.path.join(work, "floor.json")
     Path(spec_file).write_text(json.dumps(spec))

@@ -81,8 +81,11 @@ class _Tables:
     they are built on first use (a non-ASCII width or sanitising), not at import: most runs never need them."""
 
     def __init__(self) -> None:
-        zero = _uset("[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:]]")
-        wide = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:]]").removeAll(zero)
+        # Observed: Hangul vowel and final jamo (U+1160–U+11FF) are 0, so a decomposed syllable is as wide as a
+        # precomposed one; the text-style Emoji_Modifier_Base characters (✌ ☝ ✍ ⛹ 🏋 🕴 🖐) are 2, other text-style
+        # pictographs (☺ ❤ ✔) 1.
+        zero = _uset(r"[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:][\u1160-\u11ff]]")
+        wide = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:][:Emoji_Modifier_Base:]]").removeAll(zero)
         self.zero_re = re.compile(_re_class(zero))
         self.wide_re = re.compile(_re_class(wide))
         # Claude Code's correction: +1 for each Indic spacing vowel sign (Mc, named "... VOWEL SIGN ...", U+0900–U+0D7F).
