@@ -72,7 +72,11 @@ def run_touch(opts: Options, request: TouchRequest, catalog: Catalog | None = No
         files += [f for f in changed if f not in seen]
         if not changed:
             notes.append("git reports no changed file")
-    choice = None if request.budget is not None else default_model(catalog, opts, request.model)
-    budget = request.budget if choice is None else params_for(catalog, opts, model=choice.model).budget
+    choice: ModelChoice | None = None
+    if request.budget is not None:
+        budget = request.budget
+    else:
+        choice = default_model(catalog, opts, request.model)
+        budget = params_for(catalog, opts, model=choice.model).budget
     git_root = settings_of(catalog).paths.git_root
     return TouchView(catalog, files, notes, simulate_session(catalog, files, budget, git_root), choice)
