@@ -229,37 +229,3 @@ def test_the_full_yaml_parser_still_loads_when_needed():
     from skilltui.frontmatter import load_yaml12
 
     assert load_yaml12("a: [1, 2]\nb: yes\nc: 0x10\nd: .inf\n") == {"a": [1, 2], "b": "yes", "c": 16, "d": float("inf")}
-
-
-# ---------------------------------------------------------------- a created settings.local.json and git
-def test_creating_local_settings_touches_git_as_claude_code_does(tmp_path, capsys):
-    """Recorded (tests/fixtures/cli/local-settings-untracked, re-record with its record.py): Claude Code 2.1.332's
-    `plugin disable --scope local` creates .claude/settings.local.json and leaves it untracked: no .gitignore,
-    no .git/info/exclude entry, no global git ignore. skilltui does the same and writes nothing else."""
-    import shutil
-    import time
-
-    from skilltui.demo import install
-
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    recorded = json.loads((ROOT / "tests/fixtures/cli/local-settings-untracked/recorded.json").read_text())
-    tree = Path(install(str(tmp_path / "t")))
-    project = tree / "project"
-    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=60)
-    before = time.time()
-    time.sleep(0.05)
-    code, _, err = run(capsys, "--home", str(tree / "home"), "--cwd", str(project / "services" / "web"),
-                       "--managed-dir", str(tmp_path / "managed"), "plugin", "disable", "formatter@demo-market",
-                       "--scope", "local")
-    assert code == 0, err
-    changed = sorted(str(p.relative_to(tree)) for p in tree.rglob("*")
-                     if p.is_file() and p.stat().st_mtime > before and "/.git/" not in str(p))
-    # home/.claude.json is Claude Code's own bookkeeping (startup counters), not part of the change
-    assert changed == [c for c in recorded["changed"] if c != "home/.claude.json"]
-    status = subprocess.run(["git", "-C", str(project), "status", "--porcelain", "--untracked-files=all"],
-                            capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
-    untracked = sorted(line[3:] for line in status if line.startswith("?? "))
-    assert (".claude/settings.local.json" in untracked) == (".claude/settings.local.json" in recorded["untracked"])
-    assert (project / ".git" / "info" / "exclude").read_text().splitlines()[-1] == recorded["info_exclude"]
-    assert (tree / "home" / ".config" / "git" / "ignore").exists() == recorded["home_git_ignore_exists"]
