@@ -63,6 +63,8 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
     parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
     parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
+    parser.add_argument("--demo-reset", action="store_true",
+                        help="use the demo (as --demo), starting again from a fresh copy", **d)
     parser.add_argument("--no-cache", action="store_true",
                         help="do not use or store answers in the cache (also SKILLTUI_NO_CACHE=1)", **d)
 
@@ -105,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--scope", choices=("user", "project", "local"))
     _json_options(p)
+    p.add_argument("--follow-links", action="store_true",
+                   help="write project/local settings even where a link leads the real file outside the project")
 
     p = sub.add_parser("skill", parents=[common],
                        help="set a per-skill override (Claude Code skillOverrides: `set NAME VALUE`), or "
@@ -114,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("value", nargs="?", choices=("on", "name-only", "user-invocable-only", "off"))
     p.add_argument("--scope", choices=("user", "project", "local", "workspace"))
     _json_options(p)
+    p.add_argument("--follow-links", action="store_true",
+                   help="write project/local settings even where a link leads the real file outside the project")
 
     p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
     win = p.add_mutually_exclusive_group()
@@ -151,11 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_usage(path: str) -> None:
     """--usage names a global config: a missing or broken one is said, never silently read as "no usage"."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.loads(fh.read(64 * 1024 * 1024))
+    from skilltui import fsio
+    from skilltui.runtimes.claude.listing import USAGE_CAP
+
+    try:  # through fsio: a FIFO or /dev/zero named here neither blocks nor reads without end
+        got = fsio.read_capped_bytes(path, USAGE_CAP)
+        if got.truncated:
+            raise CliError(f"--usage {path}: larger than {USAGE_CAP:,} bytes; not read")
+        data = fsio.json_loads(got.data.decode("utf-8"))
     except FileNotFoundError:
         raise CliError(f"--usage {path}: no such file") from None
+    except fsio.NotRegularFile as exc:
+        raise CliError(f"--usage {path}: cannot be read ({exc.strerror})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"--usage {path}: cannot be read ({exc.__class__.__name__})") from None
     except (ValueError, RecursionError) as exc:
@@ -169,7 +182,9 @@ def _check_settings_flag(value: str) -> None:
     (observed: `claude --settings '{bad json'` and a missing file both stop with "Settings file not found: <path>")."""
     if value.lstrip().startswith("{"):
         try:
-            json.loads(value)
+            from skilltui import fsio
+
+            fsio.json_loads(value)  # as JSON.parse: a 5,000-digit number is valid
             return
         except (ValueError, RecursionError) as exc:
             if not os.path.exists(value):
@@ -185,10 +200,10 @@ def options_from(args: argparse.Namespace, runtime: str | None = None) -> Option
     home = args.home or env.get("HOME") or os.path.expanduser("~")
     cwd = args.cwd or os.getcwd()
     managed = args.managed_dir
-    if getattr(args, "demo", False):
+    if getattr(args, "demo", False) or getattr(args, "demo_reset", False):
         from skilltui.demo import demo_options
 
-        return demo_options(runtime or args.runtime or "claude", env)
+        return demo_options(runtime or args.runtime or "claude", env, reset=getattr(args, "demo_reset", False))
     if args.settings is not None:
         _check_settings_flag(args.settings)
     for label, path in (("--cwd", cwd), ("--home", home)):
@@ -385,15 +400,16 @@ def _toggle(outcome: Outcome, args: argparse.Namespace, hint: str = "") -> int:
     from skilltui.runtimes.claude import toggle
     from skilltui.text import safe
 
-    toggle.apply(outcome)
+    toggle.apply(outcome, follow_links=args.follow_links)
     if not outcome.ok and hint:
         outcome.message += hint
     if args.json:
         _emit_json(outcome.to_json(), args)
     elif outcome.ok:
-        print(outcome.message)
+        print(safe(outcome.message))
         if outcome.change:
-            print(f"{safe(outcome.change.path)}:")
+            real = outcome.change.target
+            print(f"{safe(outcome.change.path)}:" + (f" (through a link: {safe(real)})" if outcome.change.outside else ""))
             if outcome.change.old_line is not None:
                 print(f"  - {safe(outcome.change.old_line)}")
             print(f"  + {safe(outcome.change.new_line)}")
@@ -545,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
+    args.demo_reset = getattr(args, "demo_reset", False)
     args.no_cache = getattr(args, "no_cache", False)
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):

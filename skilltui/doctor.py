@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from skilltui import budget, refs
-from skilltui.checks import conformance, delivery
+from skilltui.checks import conformance, delivery, invisible
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
 from skilltui.runtimes import discover, get
 
@@ -71,6 +71,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
         _guard(found, "the link check", None, link_findings, catalog)
+        _guard(found, "the invisible-character check", None, invisible.findings, catalog)
         explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)

@@ -94,6 +94,8 @@ def _int12(value: str) -> int:
         return int(value[2:], 8)
     if value.startswith("0x"):
         return int(value[2:], 16)
+    if len(value) > 4000:  # past Python's int() digit limit; JavaScript reads it as a double (Infinity)
+        return float(value)
     return int(value, 10)
 
 
@@ -203,13 +205,21 @@ def load_yaml12(text: str, defuse: bool = False) -> Any:
 _TOO_BIG = f"(YAML aliases expand past {MAX_YAML_NODES} nodes)"
 
 
-def _defused(value: Any, node, memo: dict[int, int]) -> Any:
+def _defused(value: Any, node, memo: dict[int, int], budget: list[int]) -> Any:
+    """`value` with aliases kept only while the file's expanded size stays within one budget (MAX_YAML_NODES for the
+    whole file, not per value: 2,000 aliases of a 19,000-item list are each small but together 38 million nodes)."""
     import yaml
 
+    if isinstance(node, yaml.ScalarNode):  # a scalar costs what its text costs: always kept, as Bun keeps it
+        return value
+    size = _expanded_size(node, memo)
+    if size <= budget[0]:
+        budget[0] -= size
+        return value
     if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
-        return {k: (_defused(v, vn, memo) if _expanded_size(vn, memo) <= MAX_YAML_NODES else _small(v))
-                for (kn, vn), (k, v) in zip(node.value, value.items())}
-    return value if _expanded_size(node, memo) <= MAX_YAML_NODES else _small(value)
+        budget[0] -= 1
+        return {k: _defused(v, vn, memo, budget) for (kn, vn), (k, v) in zip(node.value, value.items())}
+    return _small(value)
 
 
 def _small(value: Any) -> Any:
@@ -229,7 +239,7 @@ def load_yaml12_full(text: str, defuse: bool = False) -> Any:
         if "*" in text and _expanded_size(node, memo) > MAX_YAML_NODES:
             if not defuse:
                 raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
-            return _defused(loader.construct_document(node), node, memo)
+            return _defused(loader.construct_document(node), node, memo, [MAX_YAML_NODES])
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

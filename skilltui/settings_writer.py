@@ -14,32 +14,59 @@ Choices worth knowing:
 - preview() runs every refusal set_member() would (so the TUI can say "cannot write" before asking to confirm).
 - Nothing is written when the file already holds exactly that value text (Change.changed is False).
 - A rename replaces the file's inode: its mode (and, when allowed, owner) is copied, but hard links to the old inode,
-  ACLs and extended attributes are not carried over. The re-check before the rename narrows, but cannot close, the
-  window in which another process could still write (there is no locking protocol shared with Claude Code).
+  ACLs and extended attributes are not carried over.
+- Only a regular file is ever replaced (or a missing one created), judged by fstat on what was opened: a settings path
+  that leads to a device, FIFO, socket or folder is refused, whoever runs skilltui (issue #17).
+- Writers of skilltui serialise on an advisory lock (flock) on `.<name>.lock` beside the target, held around
+  read-check-write, so no success of one is lost to another. Claude Code does not take that lock: against it, the
+  re-check before the rename narrows, but cannot close, the window.
+- Temp files of our own pattern (`.<name>.<8 hex>.tmp`) left by a killed writer are removed on the next write (under
+  the lock, so never another writer's live one). A failed fsync of the folder after the rename is reported as an error.
+- A file larger than Claude Code's settings cap (2 MiB) is refused: Claude Code does not read it, so skilltui neither
+  reads it as settings nor edits it.
+- `within` (project and local scope): a write whose real target (links resolved) leaves that folder is refused with
+  OutsideError unless the caller confirmed it (the CLI's --follow-links; the TUI dialog shows the real target).
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import re
 import secrets
 import stat
+import time
 from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any
 
-__all__ = ["Change", "SettingsWriteError", "append_line", "preview", "read_json_object", "set_member"]
+from skilltui import fsio
+
+__all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "append_line", "is_outside", "preview",
+           "read_json_object", "set_member"]
+
+CAP = 2 * 1024 * 1024  # Claude Code's settings cap (oracle, 2026-12-03): a larger file is not read, so not edited
+LOCK_TIMEOUT = 20.0  # seconds to wait for another skilltui writer of the same file
 
 BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")  # JSON whitespace, exactly these four
 _WS_INLINE = re.compile(r"[ \t]*")
-_scan_value = json.JSONDecoder().scan_once  # (value, end) for the JSON value starting at an index (C scanner)
+# (value, end) for the JSON value starting at an index (C scanner); long integers read as JavaScript reads them
+_scan_value = json.JSONDecoder(parse_int=fsio.js_int).scan_once
 
 
 class SettingsWriteError(Exception):
     """A refusal: one line, naming the file; nothing was written."""
+
+
+class OutsideError(SettingsWriteError):
+    """The real target (links resolved) is outside the folder the write was confined to."""
+
+    def __init__(self, message: str, target: str):
+        super().__init__(message)
+        self.target = target
 
 
 @dataclass
@@ -50,6 +77,7 @@ class Change:
     new_line: str  # line(s) of the member after
     created: bool  # the file did not exist
     changed: bool = True  # False when the file already held exactly this; nothing is written then
+    outside: bool = False  # the real target leaves the folder the write is confined to (a link points out of it)
 
 
 # ---------------------------------------------------------------- tokenizer: spans of one object's members
@@ -197,18 +225,25 @@ class _Snapshot:
 
 
 def _read(target: str, fail) -> _Snapshot:
+    """The target's bytes, through fsio: opened without blocking, refused unless fstat says regular file, capped."""
     try:
-        with open(target, "rb") as f:
-            st = os.fstat(f.fileno())
-            if stat.S_ISDIR(st.st_mode):  # some platforms open directories
-                fail("it is a directory")
-            data = f.read()
+        fd, st = fsio.open_regular(target)
     except FileNotFoundError:
+        if os.path.lexists(target):  # a link that leads nowhere (or a NUL in the path): not ours to create
+            fail("it is a link to a missing file" if os.path.islink(target) else "it cannot be opened")
         return _Snapshot(None, None, None)
-    except IsADirectoryError:
-        fail("it is a directory")
+    except fsio.NotRegularFile as e:
+        fail(f"it {e.strerror}")
     except OSError as e:
         fail(f"it cannot be read ({e.strerror or e})")
+    try:
+        data = fsio.read_fd(fd, CAP, st.st_size)
+    except OSError as e:
+        fail(f"it cannot be read ({e.strerror or e})")
+    finally:
+        os.close(fd)
+    if len(data) > CAP:
+        fail(f"it is larger than {CAP:,} bytes, so Claude Code does not read it; not edited")
     return _Snapshot(data, (st.st_mtime_ns, st.st_size, st.st_ino), stat.S_IMODE(st.st_mode))
 
 
@@ -226,7 +261,7 @@ def _parse(data: bytes, fail, comments: bool = False) -> tuple[bytes, str | None
         fail("not valid JSON (not UTF-8 text)")
     if not _WS.fullmatch(text):
         try:
-            obj = json.loads(mask_comments(text) if comments else text, parse_constant=_no_constants)
+            obj = fsio.json_loads(mask_comments(text) if comments else text, parse_constant=_no_constants)
         except json.JSONDecodeError as e:
             fail(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})")
         except (ValueError, RecursionError) as e:
@@ -333,36 +368,84 @@ def _check_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
     return keys
 
 
-def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False) -> Change:
-    """The change set_member() would make, without writing. Raises the same refusals."""
+def is_outside(target: str, within: str | os.PathLike | None) -> bool:
+    """True when the real path `target` is not inside the real folder `within` (None: no confinement)."""
+    if within is None:
+        return False
+    root = os.path.realpath(within)
+    return os.path.commonpath([root, target]) != root
+
+
+def _confine(name: str, target: str, within) -> None:
+    if is_outside(target, within):
+        raise OutsideError(f"cannot write {name}: it leads outside the project, to {target}; nothing written "
+                           "(confirm that real target to write it: --follow-links)", target)
+
+
+def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False, *,
+            within: str | os.PathLike | None = None) -> Change:
+    """The change set_member() would make, without writing. Raises the same refusals, except that a real target
+    outside `within` is reported in Change.outside (for the caller to show and confirm) rather than refused."""
     name, target = os.fspath(path), os.path.realpath(path)
     fail = _failer(name, "write")
     snap = _read(target, fail)
     change = _compute(name, target, snap, _check_keys(keys), value, fail, comments)[1]
+    change.outside = is_outside(target, within)
     if change.changed:
         _check_writable(target, snap, fail)
     return change
 
 
-def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False) -> Change:
+def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False, *,
+               within: str | os.PathLike | None = None, follow_links: bool = False) -> Change:
     """Set the member at `keys` (depth 1 or 2 in practice) to `value`, changing only that value's text, atomically.
-    Raises SettingsWriteError (one line naming the file; nothing written) when it must refuse."""
+    Raises SettingsWriteError (one line naming the file; nothing written) when it must refuse; OutsideError when the
+    real target leaves `within`, unless `follow_links` (the user confirmed that real target)."""
     name, target = os.fspath(path), os.path.realpath(path)  # through symbolic links: write the real file
     keys = _check_keys(keys)
     fail = _failer(name, "write")
-    snap = _read(target, fail)
+    outside = is_outside(target, within)
+    if outside and not follow_links:
+        _confine(name, target, within)
+    snap = _read(target, fail)  # refusals (not JSON, not a regular file, too large) before any folder is made
     new, change = _compute(name, target, snap, keys, value, fail, comments)
+    change.outside = outside
     if not change.changed:
         return change
     _check_writable(target, snap, fail)
     folder = os.path.dirname(target)
-    tmp, fd = None, -1
     try:
         os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        _os_fail(e, fail)
+    with _Lock(target, fail):
+        if os.path.realpath(path) != target:  # a link was swapped while we waited: decide again from the start
+            fail("its links changed while it was being written")
+        _remove_stale_temps(target)
+        now = _read(target, fail)
+        if now != snap:  # another writer got there while we waited for the lock: start from what is there now
+            snap = now
+            new, change = _compute(name, target, snap, keys, value,
+                                   _failer(name, "write", "it changed on disk while being written, and now: "), comments)
+            change.outside = outside
+            if not change.changed:  # the other writer already set it
+                return change
+            _check_writable(target, snap, fail)
+        return _replace(name, target, snap, new, change, keys, value, fail, comments)
+
+
+def _replace(name: str, target: str, snap: _Snapshot, new: bytes, change: Change, keys, value, fail,
+             comments: bool) -> Change:
+    """Temp file beside the target, fsync, re-check the target is still what we read (else recompute once on what is
+    there now: an outside program wrote meanwhile), rename, fsync the folder."""
+    folder = os.path.dirname(target)
+    tmp, fd = None, -1
+    try:
         while fd < 0:  # a hidden temp file beside the target, so the rename stays on one file system
             tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(4)}.tmp")
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if snap.mode is not None else 0o666)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                             0o600 if snap.mode is not None else 0o666)
             except FileExistsError:
                 pass
         for attempt in (1, 2):
@@ -376,10 +459,13 @@ def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comme
                 fail("it changed on disk again while being written")
             snap = now
             again = _failer(name, "write", "it changed on disk while being written, and now: ")
+            outside = change.outside
             new, change = _compute(name, target, snap, keys, value, again, comments)
+            change.outside = outside
             if not change.changed:  # the other writer already set it
                 _discard(fd, tmp)
                 return change
+            _check_writable(target, snap, fail)
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
         if snap.data is not None and hasattr(os, "chown"):
@@ -395,16 +481,94 @@ def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comme
         tmp = None
     except OSError as e:
         _discard(fd, tmp)
-        if e.errno == errno.ENOSPC:
-            fail("the disk is full")
-        if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            fail(f"permission denied ({e.strerror})")
-        fail(e.strerror or str(e))
+        _os_fail(e, fail)
     except BaseException:
         _discard(fd, tmp)
         raise
-    _fsync_folder(folder)
+    try:
+        _fsync_folder(folder)
+    except OSError as e:
+        fail(f"the new content is in place but the folder could not be synced to disk ({e.strerror or e}); "
+             "it may be lost on a crash")
     return change
+
+
+def _os_fail(e: OSError, fail) -> None:
+    if e.errno == errno.ENOSPC:
+        fail("the disk is full")
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        fail(f"permission denied ({e.strerror})")
+    fail(e.strerror or str(e))
+
+
+class _Lock:
+    """flock on `.<name>.lock` beside the target, as git keeps `.lock` files beside what it writes. The lock file is
+    opened without following links and must be a regular file; it is kept (removing it would race other writers)."""
+
+    def __init__(self, target: str, fail):
+        self.path = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.lock")
+        self.fail = fail
+        self.fd = -1
+
+    def __enter__(self) -> _Lock:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+            | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+        try:
+            self.fd = os.open(self.path, flags, 0o600)
+            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+                self.fail(f"its lock file {self.path} is not a regular file")
+        except OSError as e:
+            self._close()
+            self.fail(f"its lock file {self.path} cannot be opened ({e.strerror or e})")
+        except BaseException:
+            self._close()
+            raise
+        deadline = time.monotonic() + LOCK_TIMEOUT
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                pass
+            except OSError as e:  # a file system without flock: go on unlocked, as before the lock existed
+                if e.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+                    return self
+                self._close()
+                self.fail(f"its lock file {self.path} cannot be locked ({e.strerror or e})")
+            if time.monotonic() > deadline:
+                self._close()
+                self.fail(f"another skilltui holds its lock file {self.path} for over {LOCK_TIMEOUT:.0f} s")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def __exit__(self, *exc) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the last descriptor releases the flock
+            self.fd = -1
+
+
+_TEMP = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{8}\.tmp\Z", re.S)
+
+
+def _remove_stale_temps(target: str) -> None:
+    """Temp files of our own pattern for this target, left by a killed writer. Called under the lock: every skilltui
+    writer makes its temp file while holding it, so any such file found now is stale."""
+    folder, base = os.path.split(target)
+    try:
+        with os.scandir(folder) as it:
+            stale = [e.path for e in it if e.name.startswith(f".{base}.") and (m := _TEMP.match(e.name))
+                     and m["name"] == base and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for path in stale:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -425,15 +589,13 @@ def _discard(fd: int, tmp: str | None) -> None:
 
 
 def _fsync_folder(folder: str) -> None:
-    """Make the rename itself durable. Not every platform can open a folder (Windows); the rename is done anyway."""
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
+    """Make the rename itself durable; raises OSError when the folder cannot be synced. Windows cannot open a folder:
+    there the rename is all there is."""
+    if os.name == "nt":  # pragma: no cover
         return
+    dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         os.fsync(dfd)
-    except OSError:
-        pass
     finally:
         os.close(dfd)
 

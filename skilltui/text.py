@@ -292,6 +292,45 @@ _BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+# Characters a terminal shows as nothing that the model still receives (issue #17.9; hidden instructions in skills are a
+# known attack): Unicode tags, zero-width characters, word joiner, BOM, interlinear annotation marks, soft hyphen. Shown
+# as ⟨U+E0041⟩ in every view. A ZWJ between two pictographs (👩‍💻) and the tag run of a subdivision flag (🏴 + tags + a
+# cancel tag) are emoji, not hidden text, and stay.
+INVISIBLE_RE = re.compile("[\U000E0000-\U000E007F\u200b-\u200d\u2060-\u2064\ufeff\ufff9-\ufffb\u00ad\u180e]")
+_EMOJI_KEEP_RE = re.compile(
+    "(?<=[\U0001F000-\U0001FAFF\u2600-\u27bf\ufe0f\U0001F3FB-\U0001F3FF])\u200d(?=[\U0001F000-\U0001FAFF\u2600-\u27bf])"
+    "|\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F")
+
+
+def show_invisible(s: str) -> str:
+    """`s` with every invisible character (INVISIBLE_RE) written as ⟨U+XXXX⟩; emoji joiners and flag tags kept."""
+    if not INVISIBLE_RE.search(s):
+        return s
+    out, pos = [], 0
+    for m in _EMOJI_KEEP_RE.finditer(s):
+        out.append(INVISIBLE_RE.sub(_codepoint, s[pos : m.start()]))
+        out.append(m.group())
+        pos = m.end()
+    out.append(INVISIBLE_RE.sub(_codepoint, s[pos:]))
+    return "".join(out)
+
+
+def invisible_chars(s: str) -> list[str]:
+    """The invisible characters show_invisible() would mark, in order (emoji joiners and flag tags left out)."""
+    kept = "".join(m.group() for m in _EMOJI_KEEP_RE.finditer(s))
+    found = INVISIBLE_RE.findall(s)
+    if not kept:
+        return found
+    extra = list(INVISIBLE_RE.findall(kept))
+    for ch in extra:
+        found.remove(ch)
+    return found
+
+
+def _codepoint(m: re.Match[str]) -> str:
+    return f"\u27e8U+{ord(m.group()):04X}\u27e9"
+
+
 def _picture(m: re.Match[str]) -> str:
     ch = m.group()
     cp = ord(ch)
@@ -305,6 +344,8 @@ def _picture(m: re.Match[str]) -> str:
 def _display(s: str, keep_newlines: bool, repl) -> str:
     s = strip_ansi(s)
     s = _BIDI_RE.sub("", s)
+    if repl is _picture:  # visible mode: hidden characters are shown, not kept invisible
+        s = show_invisible(s)
     s = s.replace("\r\n", "\n").replace("\t", " ")
     if keep_newlines:
         parts = s.split("\n")

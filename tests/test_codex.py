@@ -433,20 +433,20 @@ def test_unreadable_folder_and_file_even_as_root(ws, monkeypatch):
     skill(agents / "locked/inner", "inner")
     skill(agents / "closed", "closed")
     skill(agents / "fine", "fine")
-    real_scandir, real_open = os.scandir, open
+    real_scandir, real_open = os.scandir, os.open
 
     def scandir(path="."):
         if str(path).endswith("locked"):
             raise PermissionError(13, "Permission denied")
         return real_scandir(path)
 
-    def fake_open(file, *args, **kwargs):
+    def fake_open(file, *args, **kwargs):  # reads go through skilltui.fsio, which opens with os.open
         if str(file).endswith("closed/SKILL.md"):
             raise PermissionError(13, "Permission denied")
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)
     cat = discover(ws / "repo", ws / "home")
     monkeypatch.undo()
     assert "fine" in names(cat, LISTED) and "inner" not in names(cat)

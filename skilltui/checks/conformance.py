@@ -37,6 +37,7 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError
 
+from skilltui import fsio
 from skilltui.model import Diagnostic
 
 VERSION = "0.1.1"
@@ -603,7 +604,7 @@ def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None,
     if not stat.S_ISREG(st.st_mode):
         return None, f"Cannot read {name}: not a regular file", False
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:
             data = fh.read(MAX_BYTES + 1)
     except (OSError, ValueError) as exc:
         return None, f"Cannot read {name}: {_os_reason(exc)}", False

@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilltui import fsio
 from skilltui.frontmatter import (
     YamlError,
     key_line,
@@ -220,7 +221,7 @@ class _Reader:
                 return None, "it is not a regular file"
             if st.st_size > self.cap:
                 return None, f"it is larger than {self.cap:,} bytes; not read"
-            with open(real, "rb") as fh:
+            with fsio.open_binary(real) as fh:
                 data = fh.read(self.cap + 1)
             if len(data) > self.cap:
                 return None, f"it is larger than {self.cap:,} bytes; not read"
@@ -586,7 +587,7 @@ class _Delivery:
                 continue
             text, _ = self.reader.text(path)
             try:
-                data = json.loads(text) if text is not None else None
+                data = fsio.json_loads(text) if text is not None else None
             except (ValueError, RecursionError):
                 data = None
             overrides = data.get("skillOverrides") if isinstance(data, dict) else None
@@ -670,7 +671,7 @@ class _Delivery:
             bad(f"could not be read: {err}")
             return None, None
         try:
-            data = json.loads(text)
+            data = fsio.json_loads(text)
         except ValueError as exc:
             bad(f"is not valid JSON: {getattr(exc, 'msg', exc)}", getattr(exc, "lineno", None))
             return None, text
@@ -943,7 +944,7 @@ class _Delivery:
             stripped = text.lstrip()
             if stripped.startswith(("{", "[")):
                 try:
-                    data = json.loads(text)
+                    data = fsio.json_loads(text)
                 except (ValueError, RecursionError):
                     data = None
             elif path.endswith((".yaml", ".yml")):
@@ -1050,7 +1051,7 @@ class _Plugin:
             return
         self.manifest_text = text
         try:
-            data = json.loads(text)
+            data = fsio.json_loads(text)
         except ValueError as exc:
             self.add("error", "plugin-manifest-missing", self.manifest_path,
                      f".claude-plugin/plugin.json is not valid JSON: {getattr(exc, 'msg', exc)}",
@@ -1367,7 +1368,7 @@ class _Plugin:
                 self.unreadable(path, err or "unreadable")
                 continue
             try:
-                data = json.loads(text)
+                data = fsio.json_loads(text)
             except (ValueError, RecursionError) as exc:
                 self.add("error", "plugin-mcp-config-invalid", path,
                          f"{self.show(path)} is not valid JSON: {getattr(exc, 'msg', exc.__class__.__name__)}",
@@ -1489,7 +1490,7 @@ class _Plugin:
                          fix="Make it a readable JSON file inside the plugin.")
                 continue
             try:
-                sources.append((path, json.loads(text), text))
+                sources.append((path, fsio.json_loads(text), text))
             except (ValueError, RecursionError) as exc:
                 self.add("error", "plugin-hooks-invalid", path,
                          f"{self.show(path)} is not valid JSON: {getattr(exc, 'msg', exc.__class__.__name__)}",

@@ -2,12 +2,19 @@
 
 The tree is stored with `dot-` in place of leading dots (package data skips hidden files) and copied to a
 temporary folder before use, so nothing the demo writes ever touches a real file.
+
+Where the copy lives (issue #14): $SKILLTUI_DEMO_DIR if set (the caller's choice, used as given), else `tree/` inside a
+private per-user folder in the temporary folder. That folder is created with mode 0700 and, when it exists, used only
+if it is a real folder (not a link) owned by this user and closed to others; otherwise a fresh private temporary copy
+is made for this run. Another local user can thus neither pre-create it nor redirect the demo's writes.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
+import sys
 import tempfile
 
 from skilltui import __version__
@@ -19,9 +26,40 @@ MARKER = ".skilltui-demo"
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TERM", "COLORTERM", "TMPDIR", "NO_COLOR")
 
 
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def private_folder(path: str) -> str | None:
+    """Why `path` is not a safe private folder of this user (None: it is, created 0700 if it was missing)."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return f"cannot be created ({exc.strerror or exc})"
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        return "is not a real folder"
+    if st.st_uid != _uid():
+        return "belongs to another user"
+    if st.st_mode & 0o077:
+        return "is open to other users"
+    return None
+
+
 def demo_dir(env: dict[str, str]) -> str:
-    """The demo copy: $SKILLTUI_DEMO_DIR, or one per user in the temporary folder, kept between commands."""
-    return env.get("SKILLTUI_DEMO_DIR") or os.path.join(tempfile.gettempdir(), f"skilltui-demo-{os.getuid() if hasattr(os, 'getuid') else 0}")
+    """The demo copy: $SKILLTUI_DEMO_DIR, or `tree/` in this user's private folder in the temporary folder, kept between
+    commands; a fresh private temporary copy when that folder is not safe."""
+    if env.get("SKILLTUI_DEMO_DIR"):
+        return env["SKILLTUI_DEMO_DIR"]
+    base = os.path.join(tempfile.gettempdir(), f"skilltui-demo-{_uid()}")
+    problem = private_folder(base)
+    if problem is None:
+        return os.path.join(base, "tree")
+    fresh = tempfile.mkdtemp(prefix="skilltui-demo-")  # 0700, a new name: nobody else's
+    print(f"skilltui: {base} {problem}; using a fresh demo copy in {fresh}", file=sys.stderr)
+    return os.path.join(fresh, "tree")
 
 
 def install(dest: str) -> str:
@@ -61,7 +99,7 @@ def ensure(env: dict[str, str]) -> str:
 
 
 def demo_options(runtime: str, env: dict[str, str], reset: bool = False) -> Options:
-    root = install(demo_dir(env)) if reset else ensure(env)
+    root = install(demo_dir(env)) if reset else ensure(env)  # reset: `--demo-reset`
     demo_env = {k: v for k, v in env.items() if k in PASSED_ENV}
     demo_env["HOME"] = os.path.join(root, "home")
     return Options(cwd=os.path.join(root, CWD), home=os.path.join(root, "home"), runtime=runtime,

@@ -133,6 +133,14 @@ def js_number(value: float) -> str:
     return f"{sign}{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
+def _double(value: int) -> float:
+    """An int as the double JavaScript holds: beyond the largest double it is +/-Infinity (Python raises)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def js_string(value) -> str | None:
     """JavaScript String(value) for the YAML types we meet (a JS parser reads every number as a double)."""
     if value is None:
@@ -140,7 +148,7 @@ def js_string(value) -> str | None:
     if value is True or value is False:
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value) if abs(value) < 2**53 else js_number(float(value))
+        return str(value) if abs(value) < 2**53 else js_number(_double(value))
     if isinstance(value, float):
         return js_number(value)
     if isinstance(value, list):

@@ -6,7 +6,6 @@ Two steps so a UI can recompute on every keystroke: `prepare` builds every entry
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import time
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from skilltui import fsio
 from skilltui.model import Skill
 from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
 from skilltui.text import cap_utf16, sanitize, utf16_len, width
@@ -165,11 +165,16 @@ def usage_score(count: float, last_used_ms: float, now_ms: float) -> float:
     return count * max(0.5 ** (days / 7), 0.1)
 
 
+USAGE_CAP = 64 * 1024 * 1024  # bytes of ~/.claude.json read for skillUsage (it grows with project history)
+
+
 def load_usage(path: str) -> dict[str, dict[str, Any]]:
     """`skillUsage` of a global config (`~/.claude.json`); a missing or broken file gives {} and never raises."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+    try:  # through fsio: a FIFO or /dev/zero in its place neither blocks nor reads without end
+        got = fsio.read_capped_bytes(path, USAGE_CAP)
+        if got.truncated:
+            return {}
+        data = fsio.json_loads(got.data.decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}
     usage = data.get("skillUsage") if isinstance(data, dict) else None

@@ -19,6 +19,8 @@ from skilltui.runtimes.claude.settings import (
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")
 BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-plugin-authoring", "cc-plugin-privacy")
 MAX_COMMAND_FILES = 10_000  # per plugin or commands root: a bound on hostile trees
+MAX_WALK_DIRS = 10_000  # folders one commands walk may visit: a link to / must not walk the file system (issue #17.10)
+RECORDS_CAP = 5_000_000  # bytes read of installed_plugins.json / known_marketplaces.json
 
 
 @dataclass
@@ -77,7 +79,7 @@ def _applies(record: InstallRecord, settings: Settings) -> bool:
 
 def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str, dict]:
     path = os.path.join(settings.paths.plugins_dir, "known_marketplaces.json")
-    data, error, exists = read_json_file(path)
+    data, error, exists = read_json_file(path, RECORDS_CAP)
     if error:
         diags.append(Diagnostic("warning", "plugin-file-unreadable", path, f"known_marketplaces.json {error}"))
     known = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
@@ -213,6 +215,13 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
             plugin.root = plugin.read_from_folder = folder
             plugin.notes.append(f"Read from the marketplace folder {folder}")
     apply_enablement(plugin, settings)
+    if rec is not None and rec.install_path is not None and "\0" in rec.install_path:
+        # Observed (oracle): Claude Code lists the plugin as enabled, with no error, and loads nothing from it.
+        plugin.root = None
+        diags.append(Diagnostic("error", "plugin-install-path-invalid",
+                                os.path.join(settings.paths.plugins_dir, "installed_plugins.json"),
+                                f'the installPath of "{pid}" holds a NUL character; Claude Code loads nothing from '
+                                "this plugin and says nothing", fix="Reinstall the plugin"))
     plugin.manifest, plugin.manifest_error = _manifest(plugin.root, diags)
     # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
     if managed_off:  # a hard off, whatever the lower scopes say
@@ -246,7 +255,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved."""
     pdir = settings.paths.plugins_dir
     installed_path = os.path.join(pdir, "installed_plugins.json")
-    installed, error, _ = read_json_file(installed_path)
+    installed, error, _ = read_json_file(installed_path, RECORDS_CAP)
     if error:
         diags.append(Diagnostic("error", "plugin-file-unreadable", installed_path, f"installed_plugins.json {error}",
                                 fix="Reinstall the plugins or repair this file"))
@@ -539,6 +548,8 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
     visited: set[str] = set()
     stack: list[tuple[str, list[str]]] = [(top, [])]
     while stack and len(items) < MAX_COMMAND_FILES:
+        if len(visited) >= MAX_WALK_DIRS:
+            break
         d, parts = stack.pop()
         try:
             real = os.path.realpath(d)
@@ -563,6 +574,12 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
             elif skill_md is None and e.name.endswith(".md") and _is_file(e):
                 items.append(Item("command", prefix + ":".join(parts + [e.name[:-3]]), e.path, top, d))
         stack.extend(reversed(subdirs))  # depth first, in name order
+    if stack and diags is not None:  # stopped by a cap: say so, the rest is not shown
+        what = f"{MAX_WALK_DIRS:,} folders" if len(visited) >= MAX_WALK_DIRS else f"{MAX_COMMAND_FILES:,} files"
+        diags.append(Diagnostic("warning", "claude-walk-capped", top,
+                                f"stopped after {what} below this commands folder (a link to / or a huge tree?); "
+                                "what lies beyond is not shown, though Claude Code may read it",
+                                fix="Replace links that lead to large folders with the files meant"))
     return items
 
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilltui import fsio
 from skilltui.model import Catalog, Diagnostic, Options
 
 # Highest first. `add-dir` settings count for marketplace plugins after user (§10.5).
 PRECEDENCE = ("managed", "flag", "local", "project", "user", "add-dir")
 WRITABLE_SCOPES = ("user", "project", "local")
-SETTINGS_CAP = 5_000_000  # bytes; a settings file larger than this is not read
+SETTINGS_CAP = 2 * 1024 * 1024  # bytes; Claude Code ignores a larger settings file (oracle: 2,097,152 read, +1 not)
 
 
 @dataclass
@@ -100,29 +100,28 @@ def paths_for(opts: Options) -> Paths:
 
 
 def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[Any, str | None, bool]:
-    """(value, error, exists). Never raises: a problem comes back as an error text."""
+    """(value, error, exists). Never raises: a problem comes back as an error text. Read through fsio: a FIFO or device
+    is refused without blocking, the read stops at the cap, a 5,000-digit integer reads as JavaScript reads it."""
     try:
-        st = os.stat(path)
-        if stat.S_ISDIR(st.st_mode):
-            return None, "is a directory, not a file", True
-        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
-            return None, "is not a regular file", True
-        with open(path, "rb") as fh:
-            raw = fh.read(cap + 1)
+        got = fsio.read_capped_bytes(path, cap)
     except FileNotFoundError:
         return None, None, False
+    except fsio.NotRegularFile as exc:
+        return None, exc.strerror, True
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})", os.path.lexists(path)
-    if len(raw) > cap:
-        return None, f"is larger than {cap} bytes", True
-    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if got.truncated:
+        return None, f"is larger than {cap:,} bytes; Claude Code does not read it", True
+    text = got.data.decode("utf-8", errors="replace").lstrip("\ufeff")
     if not text.strip():
         return {}, None, True
     try:
-        return json.loads(text), None, True
+        return fsio.json_loads(text), None, True
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         return None, f"is not valid JSON{where}: {getattr(exc, 'msg', 'too deeply nested')}", True
+    except ValueError as exc:
+        return None, f"is not valid JSON: {exc}", True
 
 
 def _invalid_enabled_plugins(value: Any) -> str | None:
@@ -155,8 +154,8 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
     if text is not None:  # inline `--settings {...}`
         src.exists = True
         try:
-            value, error = json.loads(text), None
-        except (json.JSONDecodeError, RecursionError) as exc:
+            value, error = fsio.json_loads(text), None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             value, error = None, f"is not valid JSON: {exc}"
     elif path is not None:
         value, error, src.exists = read_json_file(path)

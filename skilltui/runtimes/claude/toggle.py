@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui import settings_writer
+from skilltui import fsio, settings_writer
 from skilltui.model import Catalog
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings
 from skilltui.runtimes.claude.settings import of as settings_of
@@ -35,6 +35,7 @@ class Outcome:
     value: Any = None
     change: settings_writer.Change | None = None
     warnings: list[str] = field(default_factory=list)
+    within: str | None = None  # project/local scope: the project folder the real target must stay in (issue #17.6)
     ignore_context: tuple[str, dict[str, str]] | None = None  # (cwd, env) when the target is local settings
     gitignore: str | None = None  # the global git ignore file a local-settings write added its rule to
     gitignore_planned: str | None = None  # preview(): the git ignore file the write would add the rule to
@@ -58,6 +59,8 @@ class Outcome:
         if self.change is not None:
             out["file"] = self.change.path
             out["change"] = {"before": self.change.old_line, "after": self.change.new_line, "created": self.change.created}
+            if self.change.target != os.path.abspath(self.change.path):
+                out["realFile"] = self.change.target  # the file is reached through a link
         if self.warnings:
             out["warnings"] = list(self.warnings)
         if self.gitignore:
@@ -131,7 +134,7 @@ def planned_ignore(cwd: str, env: dict[str, str]) -> str | None:
         return None
     path = global_gitignore(cwd, env)
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:  # a FIFO as the ignore file must not block
             if LOCAL_IGNORE_RULE.encode() in fh.read(2_000_001):
                 return None
     except OSError:
@@ -178,6 +181,7 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
         target = scope
     out.scope = target
     out.path = settings.paths.scope_file(target)
+    out.within = _project_root(out.path, target)
     out.keys, out.value = ("enabledPlugins", plugin_id), enable
     if target == "local":
         out.ignore_context = (settings.paths.cwd, _git_env(settings))
@@ -228,6 +232,7 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     settings = settings_of(catalog)
     target = scope or "local"
     out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
+    out.within = _project_root(out.path, target)
     out.keys, out.value = ("skillOverrides", name), value
     if target == "local":
         out.ignore_context = (settings.paths.cwd, _git_env(settings))
@@ -256,20 +261,33 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     return out
 
 
+def _project_root(path: str, scope: str) -> str | None:
+    """The folder a project/local settings file must stay in: the one holding its `.claude`. User scope is not
+    confined (dotfile links are the user's own)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(path))) if scope in ("project", "local") else None
+
+
 def preview(outcome: Outcome) -> Outcome:
+    """The change apply() would make; `change.outside` tells that the real target leaves the project (to confirm)."""
     if outcome.ok:
-        outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value)
+        outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value, within=outcome.within)
         if outcome.ignore_context is not None:  # so a dialog can show every file the write will touch
             outcome.gitignore_planned = planned_ignore(*outcome.ignore_context)
     return outcome
 
 
-def apply(outcome: Outcome) -> Outcome:
-    """Write the planned change. A refused write turns the outcome into a failure with the writer's one line."""
+def apply(outcome: Outcome, follow_links: bool = False) -> Outcome:
+    """Write the planned change. A refused write turns the outcome into a failure with the writer's one line. Unless
+    `follow_links` (the user confirmed the real target), a project/local write whose real target leaves the project
+    is refused."""
     if not outcome.ok:
         return outcome
     try:
-        outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value)
+        outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value, within=outcome.within,
+                                                    follow_links=follow_links)
+    except settings_writer.OutsideError as exc:
+        outcome.message, outcome.failure_code = str(exc), "target_outside_project"
+        outcome.extra["realFile"] = exc.target
     except settings_writer.SettingsWriteError as exc:
         outcome.message, outcome.failure_code = str(exc), "write_refused"
         return outcome

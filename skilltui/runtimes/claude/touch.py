@@ -29,6 +29,7 @@ from functools import cache
 import pathspec
 from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
+from skilltui import fsio
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
 from skilltui.runtimes.claude.discovery import OVERRIDE_RANK, load_skills_root, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
@@ -151,8 +152,8 @@ def _ignore_specs(git_root: str, upto: str) -> list[tuple[str, pathspec.PathSpec
     files += [(d, os.path.join(d, ".gitignore")) for d in chain]
     for folder, path in files:
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read(1 << 20).splitlines()
+            with fsio.open_binary(path) as f:  # a FIFO named .gitignore must not block
+                lines = f.read(1 << 20).decode("utf-8", errors="replace").splitlines()
         except OSError:
             continue
         specs.append((folder, pathspec.PathSpec.from_lines("gitignore", lines)))

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from skilltui import fsio
 from skilltui.model import (
     DISABLED,
     FILTERED,
@@ -162,7 +163,7 @@ def read_utf8(path: str, cap: int = READ_CAP, check_cap: int = UTF8_CHECK_CAP) -
     """(text, None) or (None, Codex's `failed to read file: …` reason). At most `cap` bytes are kept; the rest of
     the file is only checked for valid UTF-8 (as Rust's read_to_string would reject it), up to `check_cap`."""
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:
             data = fh.read(cap)
             decoder = codecs.getincrementaldecoder("utf-8")("strict")
             try:
@@ -184,7 +185,7 @@ def read_utf8(path: str, cap: int = READ_CAP, check_cap: int = UTF8_CHECK_CAP) -
 
 def _utf8_error(path: str, check_cap: int) -> str:
     """Rust's Utf8Error text, as Codex reports it: where the first bad sequence starts, and how long it is."""
-    with open(path, "rb") as fh:
+    with fsio.open_binary(path) as fh:
         data = fh.read(check_cap)
     try:
         data.decode("utf-8")
@@ -197,7 +198,7 @@ def _utf8_error(path: str, check_cap: int) -> str:
 
 def _read_capped(path: str, cap: int = READ_CAP) -> tuple[bytes | None, str | None]:
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:
             return fh.read(cap), None
     except OSError as exc:
         return None, _os_error(exc)

@@ -3,12 +3,14 @@ workspace trust, `skills.enabled` / `skills.disabled`, and extension enablement.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
 from dataclasses import dataclass, field
 from typing import Literal
 
+from skilltui import fsio
 from skilltui.settings_writer import mask_comments
 
 Scope = Literal["system-defaults", "user", "workspace", "system"]
@@ -70,11 +72,16 @@ class SettingsFile:
 def read_settings_file(scope: Scope, path: str) -> SettingsFile:
     out = SettingsFile(scope, path)
     try:
-        with open(path, "rb") as f:
+        with fsio.open_binary(path) as f:  # a FIFO or device here must not block or read without end
             raw = f.read(SETTINGS_CAP)
     except FileNotFoundError:
         return out
     except (IsADirectoryError, NotADirectoryError):
+        return out
+    except fsio.NotRegularFile as exc:
+        if exc.errno == errno.EISDIR:  # as IsADirectoryError before
+            return out
+        out.exists, out.error = True, f"cannot be read ({exc.strerror})"
         return out
     except OSError as exc:
         out.exists, out.error = True, f"cannot be read ({exc.strerror or exc})"
@@ -288,8 +295,8 @@ class Extension:
 
 
 def _read_json(path: str) -> object:
-    with open(path, "rb") as f:
-        return json.loads(f.read(SETTINGS_CAP).decode("utf-8", errors="replace"))
+    with fsio.open_binary(path) as f:
+        return fsio.json_loads(f.read(SETTINGS_CAP).decode("utf-8", errors="replace"))
 
 
 def _enablement(extensions_dir: str, name: str, cwd: str) -> str | None:

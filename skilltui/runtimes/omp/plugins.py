@@ -8,11 +8,11 @@ spec/claude-code.md §10.1-10.3.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 
+from skilltui import fsio
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
 from skilltui.model import Diagnostic
 
@@ -68,7 +68,7 @@ def _read_json_file(path: str) -> tuple[object, bool]:
     if not text:
         return None, False
     try:
-        return json.loads(text), True
+        return fsio.json_loads(text), True
     except (ValueError, RecursionError):
         return None, True
 
@@ -400,14 +400,14 @@ def _lock_entries(lock_path: str, warnings: list[str]) -> list[tuple[str, dict]]
         if not os.path.isfile(lock_path):
             warnings.append("Failed to read skills lock: EISDIR: illegal operation on a directory, read")
             return []
-        with open(lock_path, "rb") as fh:
+        with fsio.open_binary(lock_path) as fh:
             raw = fh.read(READ_CAP + 1)
         text = raw.decode("utf-8", errors="replace")
     except OSError as exc:
         warnings.append(f"Failed to read skills lock: {exc.strerror or exc}")
         return []
     try:
-        data = json.loads(text)
+        data = fsio.json_loads(text)
     except (ValueError, RecursionError) as exc:
         warnings.append(f"Failed to read skills lock: {lock_path}: invalid JSON ({exc})")
         return []
@@ -450,7 +450,7 @@ def list_locked_skills(walk: list[str], agent_dir: str, native_dir: str, warning
             if not os.path.isfile(marker):  # never open a FIFO or a device
                 continue
             try:
-                with open(marker, "rb") as fh:
+                with fsio.open_binary(marker) as fh:
                     stored = fh.read(READ_CAP).decode("utf-8", errors="replace").strip()
             except OSError:
                 continue

@@ -8,11 +8,11 @@ Never writes; a broken file becomes a diagnostic and counts as empty.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilltui import fsio
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
 from skilltui.model import Diagnostic
 from skilltui.runtimes.omp.text import js_truthy
@@ -280,7 +280,7 @@ def _read_json(path: str, diags: list[Diagnostic]) -> dict | None:
     except OSError:
         return None
     try:
-        parsed = json.loads(ft.text)
+        parsed = fsio.json_loads(ft.text)
     except (ValueError, RecursionError) as exc:
         diags.append(Diagnostic("warning", "omp-settings-invalid", path,
                                 f"not valid JSON ({exc.__class__.__name__}); omp ignores this file"))

@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from skilltui import fsio
 from skilltui.text import safe
 from skilltui.tui import data
 
@@ -23,7 +24,7 @@ LINE_CAP = 4000
 def read_for_display(path: str) -> tuple[str | None, str]:
     """(text, note): the file's start as text, or None and why it is not shown."""
     try:
-        with open(path, "rb") as fh:
+        with fsio.open_binary(path) as fh:  # a FIFO or device here would block or never end
             raw = fh.read(READ_CAP + 1)
     except OSError as exc:
         return None, f"cannot be read: {exc.strerror or exc}"

@@ -125,6 +125,9 @@ class ToggleScreen(ModalScreen):
             t.append(safe(data.short_path(c.path, self.state.claude)), style="bold")
             if c.created:
                 t.append("  (a new file)", style="italic")
+            if c.outside:  # a link leads out of the project: show where the write really goes; Write confirms it
+                t.append(f"\n⚠ through a link, outside the project: {safe(c.target)} — Write confirms this real file",
+                         style="bold")
             if not c.changed:
                 t.append("\n  already holds this value; nothing to write", style="italic")
             else:
@@ -175,7 +178,8 @@ class ToggleScreen(ModalScreen):
         outcome = self.outcome
         if outcome is None or not outcome.ok or self.query_one("#write", Button).disabled:
             return
-        self.dismiss(toggle.apply(outcome))
+        # The dialog showed the real target when a link leads out of the project: pressing Write confirms it.
+        self.dismiss(toggle.apply(outcome, follow_links=outcome.change is not None and outcome.change.outside))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -1,0 +1,58 @@
+"""Invisible characters the model receives (issue #17.9): Unicode tags, zero-width characters, U+FFF9–FFFB, soft
+hyphens in a skill's description that reach the model but that no terminal shows. Hidden instructions in skills are a
+known attack; the finding shows them (⟨U+E0041⟩) and spells out tag text, which maps one to one onto ASCII.
+
+It asks the runtime for the exact text the model gets (Runtime.prompt) and reports only what is in it: a character the
+runtime strips itself is not a finding (Claude Code 2.1.332 turns them into spaces in its listing, oracle 2026-12-03;
+Codex and oh-my-pi keep them). The body of a listed skill is checked too: the model reads it when it uses the skill
+(no runtime was seen to clean a body).
+"""
+
+from __future__ import annotations
+
+from skilltui.model import LISTED, Catalog, Diagnostic
+from skilltui.text import invisible_chars, show_invisible
+
+SNIPPET = 160  # characters of the description shown around the first hidden one
+
+
+def _tag_text(s: str) -> str:
+    """ASCII spelled by the Unicode tag characters (U+E0020–E007E) in `s`, in order."""
+    return "".join(chr(ord(c) - 0xE0000) for c in s if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+def findings(catalog: Catalog) -> list[Diagnostic]:
+    from skilltui.runtimes import get
+
+    try:
+        prompt = get(catalog.runtime).prompt(catalog).text
+    except KeyError:  # a runtime not in the registry has no prompt to check
+        return []
+    received = set(invisible_chars(prompt))
+    out = []
+    for s in catalog.skills:
+        if s.status != LISTED:
+            continue
+        text = "\n".join(t for t in (s.description, s.when_to_use) if t)
+        hidden = [c for c in invisible_chars(text) if c in received]
+        if hidden:
+            out.append(_finding(catalog, s.path, f"{s.name}: in the description (the skill listing)", text, hidden))
+        body = s.frontmatter.body if s.frontmatter is not None else ""
+        hidden = invisible_chars(body)
+        if hidden:
+            out.append(_finding(catalog, s.path, f"{s.name}: in the body (read when the skill is used)", body, hidden))
+    return out
+
+
+def _finding(catalog: Catalog, path: str, where: str, text: str, hidden: list[str]) -> Diagnostic:
+    first = next(i for i, c in enumerate(text) if c in hidden)
+    snippet = text[max(0, first - 40) : first + SNIPPET]
+    n = len(hidden)
+    message = (f"{where}, {n} invisible character{'s' if n != 1 else ''} the model receives but a terminal does not "
+               f"show: …{show_invisible(snippet)}…")
+    tags = _tag_text(text)
+    if tags:
+        message += f" (tag characters spell {tags!r})"
+    return Diagnostic("warning", "invisible-characters", path, message,
+                      fix="Remove the invisible characters, or read them: hidden instructions are a known attack",
+                      runtime=catalog.runtime)
