@@ -89,7 +89,7 @@ _RESOLVERS = [
 ]
 
 
-def _int12(value: str) -> int:
+def _int12(value: str) -> int | float:
     if value.startswith("0o"):
         return int(value[2:], 8)
     if value.startswith("0x"):
