@@ -7,7 +7,10 @@ from datetime import datetime
 from typing import Literal
 
 from skilltui.model import Catalog, Options
+from skilltui.runtimes import PromptText
 from skilltui.runtimes.claude import listing
+from skilltui.runtimes.claude.settings import Settings as ClaudeSettings
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import safe
 
 DEFAULT_MODEL = "claude-opus-5-5"  # what Claude Code 2.1.332 runs for an API-key session with nothing set (§8.0)
@@ -37,7 +40,8 @@ def default_model(catalog: Catalog, opts: Options, flag: str | None = None) -> M
     env = (opts.env.get("ANTHROPIC_MODEL") or "").strip()
     if env:
         return ModelChoice(env, "env", f"{env} — from ANTHROPIC_MODEL", one_m if "[1m]" in env.lower() else None)
-    for src in catalog.settings.sources if catalog.settings else ():  # highest precedence first
+    settings = catalog.settings
+    for src in settings.sources if isinstance(settings, ClaudeSettings) else ():  # highest precedence first
         value = src.data.get("model")
         if src.scope != "add-dir" and isinstance(value, str) and value.strip():
             return ModelChoice(value, "settings", f"{value} — set as `model` in {src.path or '--settings'}",
@@ -97,7 +101,7 @@ def _now_ms(now: str | None) -> float | None:
 
 def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | None = None) -> listing.Prepared:
     """Everything but the budget, computed once per catalog: the TUI recomputes only `simulate_prepared`."""
-    settings = catalog.settings
+    settings = settings_of(catalog)
     usage = listing.load_usage(usage_path or settings.paths.global_config)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None
@@ -110,12 +114,12 @@ def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParam
     window, the model is the one Claude Code would run for this user (`default_model`): every view agrees."""
     if choice.get("model") is None and choice.get("context_window") is None:
         choice["model"] = default_model(catalog, opts).model
-    fraction = catalog.settings.value("skillListingBudgetFraction")
+    fraction = settings_of(catalog).value("skillListingBudgetFraction")
     return listing.resolve_budget(env=opts.env, settings_fraction=fraction, **choice)
 
 
 def run(opts: Options, *, context_window=None, model=None, chars_per_token=None, fraction=None, budget=None,
-        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView:
+        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView | PromptView:
     from skilltui.runtimes import discover
 
     catalog = catalog or discover(opts)
@@ -135,13 +139,13 @@ class PromptView:
     """Another runtime's own prompt rendering (Codex, oh-my-pi): its text and limits, as that runtime computes them."""
 
     catalog: Catalog
-    prompt: object  # the runtime's prompt object, with `.text` and `.to_json()`
+    prompt: PromptText  # the runtime's prompt object
 
     @property
     def text(self) -> str:
         return self.prompt.text
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         out = self.prompt.to_json()
         out["runtime"] = self.catalog.runtime
         out["simulation"] = f"simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"

@@ -52,7 +52,7 @@ def _unit(parse: Callable[[str, str], Any], what: str) -> Callable[[str], Any]:
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
-    d = {"default": argparse.SUPPRESS} if suppress else {}
+    d: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
     parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
     parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
     parser.add_argument("--runtime", choices=RUNTIME_CHOICES,
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`skilltui COMMAND --help` describes a command. JSON output is documented in docs/json.md.")
     parser.add_argument("--version", action="version", version=f"skilltui {__version__}")
     _global_options(parser, suppress=False)
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     _global_options(common, suppress=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=False, parser_class=Parser, prog="skilltui",
                                 title="commands (optional: without one, the TUI opens)")
@@ -243,7 +243,7 @@ def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options]
         return compute(opts)
     parts = [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
              repr(replace(opts, env={}))]
-    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))
+    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=dict(env))))
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
@@ -260,8 +260,10 @@ def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
 
 def _find_skill(catalog: Catalog, name: str) -> Skill:
     """By name, then by display name or label (`pdf`, `pdf-tools (pdf)`), a listed copy first; shipped entries too."""
-    for match in (lambda s: s.name == name, lambda s: s.display_name == name or s.label == name,
-                  lambda s: s.name.casefold() == name.casefold()):
+    matchers: tuple[Callable[[Skill], bool], ...] = (
+        lambda s: s.name == name, lambda s: s.display_name == name or s.label == name,
+        lambda s: s.name.casefold() == name.casefold())
+    for match in matchers:
         matches = [s for s in catalog.skills if match(s)]
         if matches:
             listed = [s for s in matches if s.status == "listed"]
@@ -277,7 +279,7 @@ def _discover(opts: Options) -> Catalog:
     return discover(opts)
 
 
-def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict:
+def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict[str, object]:
     data = catalog.to_json(include_all=include_all)
     if catalog.runtime == "claude":  # the model the listing is simulated for (spec/claude-code.md §8.0)
         from skilltui.budget import default_model
@@ -286,7 +288,7 @@ def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict:
     return data
 
 
-def cmd_list(args, opts) -> int:
+def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     if args.json:
         sys.stdout.write(_cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args)))
         return EXIT_OK
@@ -307,7 +309,7 @@ def cmd_list(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_show(args, opts) -> int:
+def cmd_show(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.runtimes import discover
     from skilltui.text import safe
@@ -337,7 +339,7 @@ def cmd_show(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_show_all(args, opts) -> int:
+def cmd_show_all(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.text import safe
 
@@ -355,7 +357,7 @@ def cmd_show_all(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_resolve(args, opts) -> int:
+def cmd_resolve(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import preview
     from skilltui.refs import SkillUrlError
     from skilltui.runtimes import discover
@@ -369,7 +371,7 @@ def cmd_resolve(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_plugins(args, opts) -> int:
+def cmd_plugins(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
@@ -421,7 +423,7 @@ def _toggle(outcome: Outcome, args: argparse.Namespace, hint: str = "") -> int:
     return EXIT_OK
 
 
-def cmd_plugin(args, opts) -> int:
+def cmd_plugin(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
@@ -434,17 +436,18 @@ def cmd_plugin(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
-def cmd_skill_switch(args, opts) -> int:
+def cmd_skill_switch(args: argparse.Namespace, opts: Options) -> int:
     """`skill enable|disable NAME`: the runtime's own per-skill switch, written through the settings writer."""
     from skilltui.runtimes import discover, get
     from skilltui.text import safe
 
     runtime = get(opts.runtime)
     plan = getattr(runtime, "plan_skill_toggle", None)
-    if plan is None:
+    apply = getattr(runtime, "apply_skill_toggle", None)
+    if plan is None or apply is None:
         raise CliError(f"{runtime.label} has no per-skill enable/disable (try --runtime gemini; for Claude Code use "
                        "`skill set NAME on|off`)")
-    result = runtime.apply_skill_toggle(plan(discover(opts), args.action, args.name, args.scope))
+    result = apply(plan(discover(opts), args.action, args.name, args.scope))
     if args.json:
         _emit_json(result.to_json(), args)
     else:
@@ -457,7 +460,7 @@ def cmd_skill_switch(args, opts) -> int:
     return EXIT_OK if result.ok else EXIT_FAIL
 
 
-def cmd_skill(args, opts) -> int:
+def cmd_skill(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
@@ -476,7 +479,7 @@ def cmd_skill(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
-def cmd_budget(args, opts) -> int:
+def cmd_budget(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import budget
 
     if args.usage is not None:
@@ -496,7 +499,7 @@ def cmd_budget(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_touch(args, opts) -> int:
+def cmd_touch(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.touch_view import TouchRequest, run_touch
 
     if opts.runtime != "claude":
@@ -516,7 +519,7 @@ def cmd_touch(args, opts) -> int:
     return EXIT_OK
 
 
-def cmd_doctor(args, opts) -> int:
+def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import doctor
     from skilltui.text import safe
 

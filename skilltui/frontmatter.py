@@ -6,6 +6,7 @@ Other runtimes split and repair frontmatter differently; their modules build on 
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 import re
@@ -13,15 +14,8 @@ import stat
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from skilltui import yaml_fast
-from skilltui.model import Frontmatter
-
-try:  # the C parser is ~10x faster on big trees; the resolvers below stay in Python either way
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
+from skilltui.model import Frontmatter, FrontmatterStatus
 
 # Alias expansion beyond this many nodes is refused (a "billion laughs" block would otherwise explode on output).
 MAX_YAML_NODES = 20_000
@@ -82,11 +76,7 @@ def read_capped(path: str, cap: int, st: os.stat_result) -> tuple[str, int, bool
 
 
 # ---------------------------------------------------------------- YAML 1.2 (core schema) on top of PyYAML (YAML 1.1)
-class _Yaml12Loader(_BaseLoader):
-    """SafeLoader with YAML 1.2 core-schema resolvers: `yes`/`on` stay strings, no dates, no sexagesimal, no merge."""
-
-
-_Yaml12Loader.yaml_implicit_resolvers = {}
+# PyYAML is imported only when the fast path (yaml_fast) cannot decide a block: most runs never need it.
 _RESOLVERS = [
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
@@ -97,12 +87,9 @@ _RESOLVERS = [
         list("-+0123456789."),
     ),
 ]
-for _tag, _regexp, _first in _RESOLVERS:
-    _Yaml12Loader.add_implicit_resolver(_tag, re.compile(_regexp), _first)
 
 
-def _construct_int(loader, node):
-    value = loader.construct_scalar(node)
+def _int12(value: str) -> int | float:
     if value.startswith("0o"):
         return int(value[2:], 8)
     if value.startswith("0x"):
@@ -112,8 +99,8 @@ def _construct_int(loader, node):
     return int(value, 10)
 
 
-def _construct_float(loader, node):
-    value = loader.construct_scalar(node).lower()
+def _float12(value: str) -> float:
+    value = value.lower()
     if value.endswith(".inf"):
         return -math.inf if value.startswith("-") else math.inf
     if value == ".nan":
@@ -121,15 +108,34 @@ def _construct_float(loader, node):
     return float(value)
 
 
-def _construct_bool(loader, node):
-    return loader.construct_scalar(node).lower() == "true"
+_TYPED: dict[str, Any] = {
+    "tag:yaml.org,2002:null": lambda value: None,
+    "tag:yaml.org,2002:bool": lambda value: value.lower() == "true",
+    "tag:yaml.org,2002:int": _int12,
+    "tag:yaml.org,2002:float": _float12,
+}
 
 
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:null", lambda loader, node: None)
-_CONSTRUCTOR = _Yaml12Loader("")
+@functools.lru_cache(maxsize=1)
+def _loader_class() -> Any:
+    """SafeLoader with YAML 1.2 core-schema resolvers: `yes`/`on` stay strings, no dates, no sexagesimal, no merge."""
+    import yaml
+
+    base: Any
+    try:  # the C parser is ~10x faster on big trees; the resolvers below stay in Python either way
+        base = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+        base = yaml.SafeLoader
+
+    class Yaml12Loader(base):  # type: ignore[misc]
+        pass
+
+    Yaml12Loader.yaml_implicit_resolvers = {}
+    for tag, regexp, first in _RESOLVERS:
+        Yaml12Loader.add_implicit_resolver(tag, re.compile(regexp), first)
+    for tag, convert in _TYPED.items():
+        Yaml12Loader.add_constructor(tag, lambda loader, node, convert=convert: convert(loader.construct_scalar(node)))
+    return Yaml12Loader
 
 
 class YamlError(Exception):
@@ -140,6 +146,8 @@ class YamlError(Exception):
 
 def _expanded_size(node, memo: dict[int, int], depth: int = 0) -> int:
     """Node count with aliases expanded (memoised, so the count itself stays cheap)."""
+    import yaml
+
     key = id(node)
     if key in memo:
         return memo[key]
@@ -179,7 +187,7 @@ def _plain_scalar(value: str) -> Any:
 def _plain_scalar_full(value: str) -> Any:
     for regexp, tag in _SCALAR_TYPES:
         if regexp.match(value):
-            return _Yaml12Loader.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value))
+            return _TYPED[tag](value)
     return value
 
 
@@ -200,6 +208,8 @@ _TOO_BIG = f"(YAML aliases expand past {MAX_YAML_NODES} nodes)"
 def _defused(value: Any, node, memo: dict[int, int], budget: list[int]) -> Any:
     """`value` with aliases kept only while the file's expanded size stays within one budget (MAX_YAML_NODES for the
     whole file, not per value: 2,000 aliases of a 19,000-item list are each small but together 38 million nodes)."""
+    import yaml
+
     if isinstance(node, yaml.ScalarNode):  # a scalar costs what its text costs: always kept, as Bun keeps it
         return value
     size = _expanded_size(node, memo)
@@ -218,7 +228,9 @@ def _small(value: Any) -> Any:
 
 def load_yaml12_full(text: str, defuse: bool = False) -> Any:
     """The full parser behind `load_yaml12` (no fast path)."""
-    loader = _Yaml12Loader(text)
+    import yaml
+
+    loader = _loader_class()(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -296,9 +308,10 @@ def _claude_split(text: str) -> tuple[int, int, int] | None:
     """§5.1 steps 2-3 on a text without BOM: (block start, block end, body start), or None when there is no block."""
     opened = _CLAUDE_OPEN.match(text, 3) if text.startswith("---") else None
     close = text.find("---", opened.end()) if opened else -1
-    if close < 0:
+    if opened is None or close < 0:
         return None
-    return opened.end(), close, _CLAUDE_CLOSE_WS.match(text, close + 3).end()
+    after = _CLAUDE_CLOSE_WS.match(text, close + 3)
+    return opened.end(), close, after.end() if after else close + 3
 
 
 def claude_body(text: str) -> str:
@@ -322,7 +335,10 @@ def parse_claude(text: str, file: tuple[str, int] | None = None) -> Frontmatter:
     block_start, close, body_start = split
     block = text[block_start:close]
     block_line = text.count("\n", 0, block_start)  # 0-based file line where the block starts
-    data, status, error, error_line = {}, "ok", None, None
+    data: dict[str, Any] = {}
+    status: FrontmatterStatus = "ok"
+    error: str | None = None
+    error_line: int | None = None
     # CRLF (and stray CR) blocks parse like LF ones (observed); only the retry skips CR-terminated lines.
     try:
         value = load_yaml12(block, defuse=True)  # Bun keeps aliases as shared references
@@ -379,7 +395,7 @@ class FileFrontmatter(Frontmatter):
 
     body = _BodyFromFile()
 
-    def __init__(self, file: tuple[str, int], data: dict[str, Any], present: bool = False, status: str = "none",
+    def __init__(self, file: tuple[str, int], data: dict[str, Any], present: bool = False, status: FrontmatterStatus = "none",
                  error: str | None = None, error_line: int | None = None, body_line: int = 1, early_close: bool = False,
                  raw: str = ""):
         self.path, self.cap = file

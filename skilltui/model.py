@@ -4,23 +4,58 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
-# Statuses of a found skill file (spec/cli.md `list`).
-LISTED = "listed"
-SHADOWED = "shadowed"
-INVALID = "invalid"
-DISABLED = "disabled"
-CONDITIONAL = "conditional"
-HIDDEN = "hidden"
-FILTERED = "filtered"
 
-SEVERITIES = ("error", "warning", "info")
+class Status(StrEnum):
+    """The fate of a found skill file in a runtime's listing (docs/json.md `list`). A StrEnum: it compares and
+    serialises as its plain string, so `s.status == "listed"` and JSON output keep working."""
+
+    LISTED = "listed"
+    SHADOWED = "shadowed"
+    INVALID = "invalid"
+    DISABLED = "disabled"
+    CONDITIONAL = "conditional"
+    HIDDEN = "hidden"
+    FILTERED = "filtered"
+
+
+StatusValue = Status | Literal["listed", "shadowed", "invalid", "disabled", "conditional", "hidden", "filtered"]
+
+LISTED: Final = Status.LISTED
+SHADOWED: Final = Status.SHADOWED
+INVALID: Final = Status.INVALID
+DISABLED: Final = Status.DISABLED
+CONDITIONAL: Final = Status.CONDITIONAL
+HIDDEN: Final = Status.HIDDEN
+FILTERED: Final = Status.FILTERED
+
+Severity = Literal["error", "warning", "info"]
+FrontmatterStatus = Literal["none", "ok", "retried", "invalid", "not-mapping"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+class Source(StrEnum):
+    """Where a runtime found a skill. Claude Code's and Codex's sources are this closed set; oh-my-pi names a
+    provider and level (`native:project`), so `Skill.source` also accepts such an id."""
+
+    MANAGED = "managed"
+    USER = "user"
+    PROJECT = "project"
+    ADD_DIR = "add-dir"
+    LEGACY_COMMAND = "legacy-command"
+    PLUGIN = "plugin"
+    PLUGIN_COMMAND = "plugin-command"
+    BUNDLED = "bundled"
+    BUILTIN = "builtin"
+    REPO = "repo"  # Codex scopes
+    SYSTEM = "system"
+    ADMIN = "admin"
 
 
 @dataclass
 class Diagnostic:
-    severity: str  # error | warning | info
+    severity: Severity
     code: str  # stable kebab-case code from the specs
     path: str | None
     message: str
@@ -29,7 +64,7 @@ class Diagnostic:
     runtime: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "severity": self.severity,
             "code": self.code,
             "path": self.path,
@@ -50,7 +85,7 @@ class Frontmatter:
     data: dict[str, Any]  # the parsed mapping; {} when absent, invalid, or not a mapping
     body: str
     present: bool = False  # a frontmatter block was found
-    status: str = "none"  # none | ok | retried | invalid | not-mapping
+    status: FrontmatterStatus = "none"
     error: str | None = None  # parser message when status is invalid
     error_line: int | None = None  # 1-based line in the file
     body_line: int = 1  # 1-based line of the file where the body starts
@@ -67,14 +102,14 @@ class Skill:
     """One entry file found by a runtime, with its fate in that runtime's listing."""
 
     name: str
-    source: str  # managed | user | project | add-dir | legacy-command | plugin | plugin-command | bundled | builtin | <provider>
+    source: Source | str  # a Source, or an oh-my-pi `<provider>:<level>` id
     path: str  # SKILL.md or command file
     root: str  # the skills/commands root it was found under
     label: str = ""
     description: str | None = None  # after the runtime's fallbacks, before sanitising
     when_to_use: str | None = None
     plugin: str | None = None  # name@marketplace
-    status: str = LISTED
+    status: StatusValue = LISTED
     reason: str | None = None
     shadowed_by: str | None = None
     order: int | None = None
@@ -87,7 +122,7 @@ class Skill:
     extra: dict[str, Any] = field(default_factory=dict)  # runtime-specific facts (paths patterns, policy, ...)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "name": self.name,
             "label": self.label or self.name,
             "description": self.description,
@@ -202,11 +237,11 @@ class Catalog:
     skills: list[Skill] = field(default_factory=list)
     plugins: list[Plugin] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    settings: Any = None  # the runtime's resolved settings object
-    extra: dict[str, Any] = field(default_factory=dict)
+    settings: object = None  # the runtime's merged settings; runtimes narrow it (claude.settings.of(catalog))
+    extra: dict[str, object] = field(default_factory=dict)  # runtime facts for views; each reader narrows
 
     def listed(self) -> list[Skill]:
-        return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order)
+        return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order or 0)
 
     def to_json(self, include_all: bool = True) -> dict[str, Any]:
         skills = self.skills if include_all else self.listed()

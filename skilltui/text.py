@@ -76,23 +76,37 @@ def strip_ansi(s: str) -> str:
 
 
 # §8.3 per-code-point widths. Zero comes first: default-ignorable characters such as U+3164 are also East-Asian Wide.
-# Observed: Hangul vowel and final jamo (U+1160–U+11FF) are 0, so a decomposed syllable is as wide as a precomposed one;
-# the text-style Emoji_Modifier_Base characters (✌ ☝ ✍ ⛹ 🏋 🕴 🖐) are 2, other text-style pictographs (☺ ❤ ✔) 1.
-_ZERO_SET = _uset(r"[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:][\u1160-\u11ff]]")
-_WIDE_SET = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:][:Emoji_Modifier_Base:]]").removeAll(_ZERO_SET)
-_ZERO_RE = re.compile(_re_class(_ZERO_SET))
-_WIDE_RE = re.compile(_re_class(_WIDE_SET))
-# Claude Code's correction: +1 for each Indic spacing vowel sign (Mc, named "... VOWEL SIGN ...", U+0900–U+0D7F).
-_INDIC_SET = icu.UnicodeSet()
-for _ch in _uset(r"[[:Mc:]&[\u0900-\u0d7f]]").codePoints():
-    if "VOWEL SIGN" in icu.Char.charName(_ch):
-        _INDIC_SET.add(_ch)
-_INDIC_RE = re.compile(_re_class(_INDIC_SET))
-# Code points that can make a multi-code-point cluster an emoji sequence; without one, clusters need not be computed.
-_SEQ_MARK_RE = re.compile(_re_class(_uset(r"[\u200d\ufe0f\u20e3[:Emoji_Modifier:][:Regional_Indicator:]]")))
-_EMOJI_BASE = _uset("[[:Emoji:][:Extended_Pictographic:]]")
-_MODIFIER = _uset("[:Emoji_Modifier:]")
-_RI = _uset("[:Regional_Indicator:]")
+class _Tables:
+    """Character classes derived from ICU, compiled to `re` patterns. Building them costs tens of milliseconds, so
+    they are built on first use (a non-ASCII width or sanitising), not at import: most runs never need them."""
+
+    def __init__(self) -> None:
+        # Observed: Hangul vowel and final jamo (U+1160–U+11FF) are 0, so a decomposed syllable is as wide as a
+        # precomposed one; the text-style Emoji_Modifier_Base characters (✌ ☝ ✍ ⛹ 🏋 🕴 🖐) are 2, other text-style
+        # pictographs (☺ ❤ ✔) 1.
+        zero = _uset(r"[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:][\u1160-\u11ff]]")
+        wide = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:][:Emoji_Modifier_Base:]]").removeAll(zero)
+        self.zero_re = re.compile(_re_class(zero))
+        self.wide_re = re.compile(_re_class(wide))
+        # Claude Code's correction: +1 for each Indic spacing vowel sign (Mc, named "... VOWEL SIGN ...", U+0900–U+0D7F).
+        indic = icu.UnicodeSet()
+        for ch in _uset(r"[[:Mc:]&[\u0900-\u0d7f]]").codePoints():
+            if "VOWEL SIGN" in icu.Char.charName(ch):
+                indic.add(ch)
+        self.indic_re = re.compile(_re_class(indic))
+        # Code points that can make a multi-code-point cluster an emoji sequence; without one, clusters need not be computed.
+        self.seq_mark_re = re.compile(_re_class(_uset(r"[\u200d\ufe0f\u20e3[:Emoji_Modifier:][:Regional_Indicator:]]")))
+        self.emoji_base = _uset("[[:Emoji:][:Extended_Pictographic:]]")
+        self.modifier = _uset("[:Emoji_Modifier:]")
+        self.ri = _uset("[:Regional_Indicator:]")
+        invisible = _uset(r"[[:Cc:][:Cf:][:Cs:][:Co:][:Cn:][:Default_Ignorable_Code_Point:]\u2028\u2029\u2800]")
+        self.invisible_run_re = re.compile(_re_class(invisible) + "+")
+
+
+@functools.lru_cache(maxsize=1)
+def _t() -> _Tables:
+    return _Tables()
+
 
 _local = threading.local()  # an ICU BreakIterator is not thread-safe: one per thread
 
@@ -113,7 +127,7 @@ def _marked_clusters(s: str) -> list[str]:
     bi.setText(s)
     out: list[str] = []
     pos = u = done = 0  # pos: Python index whose UTF-16 offset is u; done: end of the last cluster taken
-    for m in _SEQ_MARK_RE.finditer(s):
+    for m in _t().seq_mark_re.finditer(s):
         i = m.start()
         if i < done:
             continue
@@ -140,21 +154,23 @@ def _is_emoji_sequence(cluster: str) -> bool:
     """§8.3: flag pair, emoji + skin tone, emoji + U+FE0F, keycap, or emoji joined by U+200D to another pictograph."""
     if len(cluster) < 2:
         return False
+    t = _t()
     first = cluster[0]
-    if _RI.contains(first):
-        return _RI.contains(cluster[1])
-    if not _EMOJI_BASE.contains(first):
+    if t.ri.contains(first):
+        return t.ri.contains(cluster[1])
+    if not t.emoji_base.contains(first):
         return False
     for i, ch in enumerate(cluster[1:], 1):
-        if ch in "\ufe0f\u20e3" or _MODIFIER.contains(ch):
+        if ch in "\ufe0f\u20e3" or t.modifier.contains(ch):
             return True
-        if ch == "\u200d" and i + 1 < len(cluster) and _EMOJI_BASE.contains(cluster[i + 1]):
+        if ch == "\u200d" and i + 1 < len(cluster) and t.emoji_base.contains(cluster[i + 1]):
             return True
     return False
 
 
 def _sum_width(s: str) -> int:
-    return len(s) - len(_ZERO_RE.findall(s)) + len(_WIDE_RE.findall(s)) + len(_INDIC_RE.findall(s))
+    t = _t()
+    return len(s) - len(t.zero_re.findall(s)) + len(t.wide_re.findall(s)) + len(t.indic_re.findall(s))
 
 
 def width(s: str) -> int:
@@ -166,7 +182,7 @@ def width(s: str) -> int:
         return sum(1 for ch in s if " " <= ch <= "~")  # ASCII controls are 0
     s = strip_ansi(s)
     total = _sum_width(s)
-    if _SEQ_MARK_RE.search(s):
+    if _t().seq_mark_re.search(s):
         # an emoji sequence counts 2 as a whole, not the sum of its parts
         for cluster in _marked_clusters(s):
             if _is_emoji_sequence(cluster):
@@ -176,8 +192,6 @@ def width(s: str) -> int:
 
 # --- §5.4 sanitising -----------------------------------------------------------------------------------------------
 
-_INVISIBLE_SET = _uset(r"[[:Cc:][:Cf:][:Cs:][:Co:][:Cn:][:Default_Ignorable_Code_Point:]\u2028\u2029\u2800]")
-_INVISIBLE_RUN_RE = re.compile(_re_class(_INVISIBLE_SET) + "+")
 _EMOJI_TRIGGERS = ("\u200c", "\u200d", "\ufe0f", "\U000e007f")
 _EMOJI_CHECK_MAX_UTF16 = 4096
 
@@ -220,7 +234,7 @@ def _rgi_spans(s: str) -> list[tuple[int, int]]:
 
 
 def _replace_invisible(s: str) -> str:
-    return _INVISIBLE_RUN_RE.sub(" ", s)
+    return _t().invisible_run_re.sub(" ", s)
 
 
 def sanitize(s: str) -> str:

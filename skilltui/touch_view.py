@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from skilltui.budget import ModelChoice
 from skilltui.model import Catalog, Options
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.runtimes.claude.touch import Session, simulate_session
 from skilltui.text import safe
 from skilltui.touched import expand, git_changed
@@ -71,7 +72,11 @@ def run_touch(opts: Options, request: TouchRequest, catalog: Catalog | None = No
         files += [f for f in changed if f not in seen]
         if not changed:
             notes.append("git reports no changed file")
-    choice = None if request.budget is not None else default_model(catalog, opts, request.model)
-    budget = request.budget if choice is None else params_for(catalog, opts, model=choice.model).budget
-    git_root = catalog.extra["paths"].git_root
+    choice: ModelChoice | None = None
+    if request.budget is not None:
+        budget = request.budget
+    else:
+        choice = default_model(catalog, opts, request.model)
+        budget = params_for(catalog, opts, model=choice.model).budget
+    git_root = settings_of(catalog).paths.git_root
     return TouchView(catalog, files, notes, simulate_session(catalog, files, budget, git_root), choice)

@@ -204,3 +204,28 @@ def test_license_is_mit_and_declared():
     requires = project["build-system"]["requires"]
     assert any(r.replace(" ", "").startswith("setuptools>=") and int(r.split(">=")[1].split(".")[0]) >= 77
                for r in requires)  # license expressions need setuptools 77
+
+
+# ---------------------------------------------------------------- import diet (issue 15)
+def test_a_plain_list_run_loads_neither_pyyaml_nor_the_icu_tables(tmp_path):
+    """Simple frontmatter is decided by the fast path and ASCII text needs no ICU-derived class: a `list --json` run
+    on such a tree never imports PyYAML nor builds the tables (both cost tens of milliseconds per process)."""
+    skills = tmp_path / "home" / ".claude" / "skills"
+    for name in ("alpha", "beta"):
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does {name} things.\n---\nBody\n")
+    (tmp_path / "repo").mkdir()
+    probe = ("import sys, io, contextlib, json\nfrom skilltui import cli\nimport skilltui.text as text\n"
+             "buf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n"
+             f"    code = cli.main(['--home', {str(tmp_path / 'home')!r}, '--cwd', {str(tmp_path / 'repo')!r}, "
+             f"'--managed-dir', {str(tmp_path / 'managed')!r}, 'list', '--json'])\n"
+             "print(code, 'yaml' in sys.modules, text._t.cache_info().currsize, json.loads(buf.getvalue())['skills'][0]['name'])\n")
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env=dict(os.environ, HOME=str(tmp_path / "home")))
+    assert run_.stdout.split() == ["0", "False", "0", "alpha"], run_.stdout + run_.stderr
+
+
+def test_the_full_yaml_parser_still_loads_when_needed():
+    from skilltui.frontmatter import load_yaml12
+
+    assert load_yaml12("a: [1, 2]\nb: yes\nc: 0x10\nd: .inf\n") == {"a": [1, 2], "b": "yes", "c": 16, "d": float("inf")}

@@ -363,7 +363,8 @@ class Listing:
     def text(self) -> str:
         """The rows of the entries not shipped inside Claude Code, in order: `budget --text`."""
         return "\n".join(
-            e.full_row if full else e.name_row for e, full in zip(self.prepared.entries, self.kept) if not e.shipped
+            (e.full_row or e.name_row) if full else e.name_row  # full_row is None only for a shipped entry
+            for e, full in zip(self.prepared.entries, self.kept) if not e.shipped
         )
 
     @cached_property

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui import fsio
-from skilltui.model import Diagnostic, Options
+from skilltui.model import Catalog, Diagnostic, Options
 
 # Highest first. `add-dir` settings count for marketplace plugins after user (§10.5).
 PRECEDENCE = ("managed", "flag", "local", "project", "user", "add-dir")
@@ -157,8 +157,10 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
             value, error = fsio.json_loads(text), None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             value, error = None, f"is not valid JSON: {exc}"
-    else:
+    elif path is not None:
         value, error, src.exists = read_json_file(path)
+    else:  # neither text nor a file: an empty source
+        value, error = None, None
     if error is None and value is not None and not isinstance(value, dict):
         error = "is not a JSON object"
     if error is None and isinstance(value, dict) and "enabledPlugins" in value:
@@ -169,6 +171,14 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         src.data = value
     src.error = error
     return src
+
+
+def of(catalog: Catalog) -> Settings:
+    """The Claude Code settings a Claude catalog carries (Catalog.settings is typed per runtime by its reader)."""
+    settings = catalog.settings
+    if not isinstance(settings, Settings):
+        raise ValueError(f"a {catalog.runtime} catalog carries no Claude Code settings")
+    return settings
 
 
 @dataclass

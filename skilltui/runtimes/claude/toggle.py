@@ -13,6 +13,7 @@ from typing import Any
 from skilltui import fsio, settings_writer
 from skilltui.model import Catalog
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings
+from skilltui.runtimes.claude.settings import of as settings_of
 
 RANK = {"user": 0, "project": 1, "local": 2}  # higher number = higher precedence
 OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")
@@ -160,7 +161,7 @@ def _file_problem(path: str) -> str | None:
 
 def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | None) -> Outcome:
     command = "enable" if enable else "disable"
-    settings: Settings = catalog.settings
+    settings = settings_of(catalog)
     out = Outcome(command, plugin_id, scope, scope is not None, "")
     plugin = next((p for p in catalog.plugins if p.id == plugin_id and p.kind != "builtin"), None)
     if plugin is None:
@@ -228,7 +229,7 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
 
 def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) -> Outcome:
     """`skill set NAME on|name-only|user-invocable-only|off`: skillOverrides in the chosen file (local by default)."""
-    settings: Settings = catalog.settings
+    settings = settings_of(catalog)
     target = scope or "local"
     out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
     out.within = _project_root(out.path, target)

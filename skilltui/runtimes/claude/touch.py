@@ -33,6 +33,7 @@ from skilltui import fsio
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
 from skilltui.runtimes.claude.discovery import OVERRIDE_RANK, load_skills_root, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
+from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import collation_key
 
 ANNOUNCE = "New skills discovered in {folder}/.claude/skills, now available via the Skill tool:\n"
@@ -187,7 +188,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     """The blocks Claude Code adds, step by step, when the agent touches `touched` (files, cwd-relative or absolute)
     in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
     cwd = catalog.cwd
-    settings = catalog.settings
+    settings = settings_of(catalog)
     overrides = settings.merged_map("skillOverrides")
 
     def offered(s: Skill) -> Skill | None:

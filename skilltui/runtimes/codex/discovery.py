@@ -33,10 +33,11 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Severity,
     Skill,
 )
 from skilltui.runtimes.codex import models
-from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
+from skilltui.runtimes.codex.prompt import CodexPrompt, build_prompt, cut_description, path_key
 
 NAME = "codex"
 VERSION = "0.171.0"
@@ -919,7 +920,7 @@ def _warn_too_deep(root: Root, deeper: list[tuple[str, int]], follow: bool, diag
 
 
 # ---------------------------------------------------------------- helpers
-def _diag(severity: str, code: str, path: str | None, message: str, line: int | None = None,
+def _diag(severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
           fix: str | None = None) -> Diagnostic:
     return Diagnostic(severity=severity, code=code, path=path, message=message, line=line, fix=fix, runtime=NAME)
 
@@ -1160,5 +1161,5 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
                                f"{s.name}: policy.allow_implicit_invocation is false; invocable as ${s.name}, "
                                "not in the prompt", line=s.extra.get("implicit_line")))
     prompt = catalog.extra.get("prompt")
-    if prompt is not None and prompt.warning:
+    if isinstance(prompt, CodexPrompt) and prompt.warning:
         diags.append(_diag("warning", "codex-budget-exceeded", None, prompt.warning))

@@ -457,7 +457,8 @@ def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPr
     choice = catalog.extra.get("model")
     if context_window is None:
         context_window = getattr(choice, "context_window", None)
-    roots = [r["path"] for r in catalog.extra.get("roots", [])]
+    found = catalog.extra.get("roots")
+    roots = [r["path"] for r in found] if isinstance(found, list) else []
     prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window,
                            how_to_use=bool(getattr(choice, "usage_instructions", False)))
     prompt.model = choice

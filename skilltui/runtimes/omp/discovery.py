@@ -39,7 +39,9 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Severity,
     Skill,
+    StatusValue,
 )
 from skilltui.runtimes.omp import plugins as plug
 from skilltui.runtimes.omp.settings import load_settings
@@ -91,7 +93,7 @@ class _Cand:
     seq: int
     fm: Frontmatter | None = None
     loadable: bool = False  # reached omp's result list (read, enabled, description where required)
-    status: str = LISTED
+    status: StatusValue = LISTED
     reason: str | None = None
     winner: _Cand | None = None
     plugin: str | None = None
@@ -315,7 +317,7 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
     base = dict(path=skill_path, io_path=io_path, root=root, provider=provider, level=level,
                 plugin=plugin.id if plugin else None, plugin_root=plugin.path if plugin else contain_root)
 
-    def invalid(reason: str, code: str, severity: str = "warning", status: str = INVALID) -> _Cand:
+    def invalid(reason: str, code: str, severity: Severity = "warning", status: StatusValue = INVALID) -> _Cand:
         cand = ctx.new_row(name=name_prefix + folder, **base)
         cand.status, cand.reason = status, reason
         ctx.diags.append(Diagnostic(severity, code, skill_path, reason))
@@ -736,8 +738,14 @@ def discover(opts: Options) -> Catalog:
 # ---------------------------------------------------------------- `omp skill list` (§9)
 def skill_list_json(catalog: Catalog) -> dict:
     """What `omp skill list --json` prints for this catalog."""
-    return {"skills": [dict(s) for s in catalog.extra.get("omp_skills", [])],
-            "warnings": [dict(w) for w in catalog.extra.get("omp_warnings", [])]}
+    return {"skills": [dict(s) for s in _rows(catalog, "omp_skills")],
+            "warnings": [dict(w) for w in _rows(catalog, "omp_warnings")]}
+
+
+def _rows(catalog: Catalog, key: str) -> list[dict[str, Any]]:
+    """omp's own JSON rows kept in Catalog.extra by discover()."""
+    found = catalog.extra.get(key)
+    return found if isinstance(found, list) else []
 
 
 def _escape_controls(s: str) -> str:
@@ -746,12 +754,12 @@ def _escape_controls(s: str) -> str:
 
 def skill_list_text(catalog: Catalog) -> tuple[str, str]:
     """(stdout, stderr) of `omp skill list`: `name<TAB>description` lines, warnings on stderr."""
-    skills = catalog.extra.get("omp_skills", [])
+    skills = _rows(catalog, "omp_skills")
     if skills:
         out = "".join(f"{_escape_controls(s['name'])}\t{_escape_controls(s['description'])}\n" for s in skills)
     else:
         out = "No skills discovered.\n"
-    err = "".join(f"warning: {_escape_controls(w['message'])}\n" for w in catalog.extra.get("omp_warnings", []))
+    err = "".join(f"warning: {_escape_controls(w['message'])}\n" for w in _rows(catalog, "omp_warnings"))
     return out, err
 
 
@@ -762,7 +770,7 @@ def prompt_entries(catalog: Catalog, *, compress: bool | None = None) -> list[tu
     omp 18.3.4 replaces a description with a cached model-written one-liner once one exists; that cache is not read
     here, so this is the text of a session whose cache is still cold.
     """
-    rules = catalog.extra.get("omp_rules", "18")
+    rules = str(catalog.extra.get("omp_rules", "18"))
     if compress is None:
         compress = bool(catalog.extra.get("compress_descriptions", rules == "18"))
     out = []
@@ -791,7 +799,7 @@ def render_system_prompt(entries: list[tuple[str, str]], rules: str = "18", *, t
 
 def system_prompt(catalog: Catalog, *, template: str = "default", compress: bool | None = None,
                   has_read_tool: bool = True) -> str:
-    rules = catalog.extra.get("omp_rules", "18")
+    rules = str(catalog.extra.get("omp_rules", "18"))
     return render_system_prompt(prompt_entries(catalog, compress=compress), rules, template=template,
                                 has_read_tool=has_read_tool)
 
@@ -846,7 +854,7 @@ def _loaded_skills(catalog: Catalog) -> list[Skill]:
 
 
 def resolve_url_info(catalog: Catalog, url: str) -> dict[str, Any]:
-    rules = catalog.extra.get("omp_rules", "18")
+    rules = str(catalog.extra.get("omp_rules", "18"))
     m = re.match(r"(?i)skill://", url)
     if not m:
         raise SkillUrlError(f"Not a skill:// URL: {url}", "scheme")

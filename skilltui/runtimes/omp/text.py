@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from skilltui.frontmatter import MAX_YAML_NODES, YamlError, _expanded_size, _Yaml12Loader, load_yaml12
+from skilltui.frontmatter import MAX_YAML_NODES, YamlError, _expanded_size, _loader_class, load_yaml12
 from skilltui.model import Frontmatter
 
 # ---------------------------------------------------------------- JavaScript string semantics
@@ -166,7 +166,7 @@ def _load_bun(text: str) -> Any:
         raise YamlError(str(getattr(exc, "problem", None) or exc), mark.line if mark else None) from None
 
 
-class _UntaggedLoader(_Yaml12Loader):
+class _UntaggedLoader(_loader_class()):  # type: ignore[misc]  # the YAML 1.2 loader, built when omp is used
     pass
 
 
