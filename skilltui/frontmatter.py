@@ -191,15 +191,19 @@ def _plain_scalar_full(value: str) -> Any:
     return value
 
 
-def load_yaml12(text: str, defuse: bool = False) -> Any:
+def load_yaml12(text: str, defuse: bool = False, keep_unknown_tags: bool = False) -> Any:
     """Parse one YAML document with 1.2 core-schema scalars. Raises YamlError with a line on any failure.
+
+    `keep_unknown_tags`: a local tag the parser does not know (`description: !tag value`) is dropped and its value
+    kept, as the JavaScript parsers of Claude Code and oh-my-pi do (observed with both; tests/fixtures/omp/local-tag
+    and tests/fixtures/claude/unknown-tag).
 
     Aliases that expand past MAX_YAML_NODES are refused, unless `defuse`: then the document loads as a JavaScript
     parser loads it (aliases are shared references, nothing explodes) and each oversized value is replaced by a small
     one of the same type, so that nothing downstream can expand it.
     """
     simple = yaml_fast.simple_mapping(text, _plain_scalar)
-    return simple if simple is not None else load_yaml12_full(text, defuse)
+    return simple if simple is not None else load_yaml12_full(text, defuse, keep_unknown_tags)
 
 
 _TOO_BIG = f"(YAML aliases expand past {MAX_YAML_NODES} nodes)"
@@ -226,11 +230,32 @@ def _small(value: Any) -> Any:
     return [_TOO_BIG] if isinstance(value, list) else {"…": _TOO_BIG} if isinstance(value, dict) else _TOO_BIG
 
 
-def load_yaml12_full(text: str, defuse: bool = False) -> Any:
+def _untagged(loader: Any, suffix: str, node: Any) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_mapping(node, deep=True)
+
+
+@functools.cache
+def _untagged_loader_class() -> Any:
+    """The YAML 1.2 loader that keeps the value of an unknown local tag."""
+
+    class UntaggedLoader(_loader_class()):  # type: ignore[misc]
+        pass
+
+    UntaggedLoader.add_multi_constructor("!", _untagged)
+    return UntaggedLoader
+
+
+def load_yaml12_full(text: str, defuse: bool = False, keep_unknown_tags: bool = False) -> Any:
     """The full parser behind `load_yaml12` (no fast path)."""
     import yaml
 
-    loader = _loader_class()(text)
+    loader = (_untagged_loader_class() if keep_unknown_tags else _loader_class())(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -341,10 +366,10 @@ def parse_claude(text: str, file: tuple[str, int] | None = None) -> Frontmatter:
     error_line: int | None = None
     # CRLF (and stray CR) blocks parse like LF ones (observed); only the retry skips CR-terminated lines.
     try:
-        value = load_yaml12(block, defuse=True)  # Bun keeps aliases as shared references
+        value = load_yaml12(block, defuse=True, keep_unknown_tags=True)  # Bun keeps aliases as shared references
     except YamlError as first:
         try:
-            value = load_yaml12(_claude_retry_block(block))
+            value = load_yaml12(_claude_retry_block(block), keep_unknown_tags=True)
             status, error = "retried", str(first)
             error_line = block_line + first.line + 1 if first.line is not None else None
         except YamlError as exc:

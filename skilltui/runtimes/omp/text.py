@@ -12,9 +12,7 @@ import math
 import re
 from typing import Any
 
-import yaml
-
-from skilltui.frontmatter import MAX_YAML_NODES, YamlError, _expanded_size, _loader_class, load_yaml12
+from skilltui.frontmatter import YamlError, load_yaml12
 from skilltui.model import Frontmatter
 
 # ---------------------------------------------------------------- JavaScript string semantics
@@ -146,39 +144,9 @@ def quote_ambiguous_plain_scalars(metadata: str) -> str | None:
 
 
 def _load_bun(text: str) -> Any:
-    """load_yaml12, but a tag Bun does not know (`!tag value`) is dropped and the value kept (oracle, 2026-12-03:
-    `description: !tag value` lists as "value"; tests/fixtures/omp/local-tag)."""
-    try:
-        return load_yaml12(text)
-    except YamlError as exc:
-        if "could not determine a constructor for the tag" not in str(exc):
-            raise
-    loader = _UntaggedLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        if _expanded_size(node, {}) > MAX_YAML_NODES:  # the same alias-bomb guard as load_yaml12
-            raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
-        return loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise YamlError(str(getattr(exc, "problem", None) or exc), mark.line if mark else None) from None
-
-
-class _UntaggedLoader(_loader_class()):  # type: ignore[misc]  # the YAML 1.2 loader, built when omp is used
-    pass
-
-
-def _untagged(loader: _UntaggedLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return node.value
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    return loader.construct_mapping(node, deep=True)
-
-
-_UntaggedLoader.add_multi_constructor("!", _untagged)
+    """load_yaml12 as Bun parses: a tag it does not know (`!tag value`) is dropped and the value kept (oracle,
+    2026-12-03: `description: !tag value` lists as "value"; tests/fixtures/omp/local-tag)."""
+    return load_yaml12(text, keep_unknown_tags=True)
 
 
 def _parse_record(metadata: str) -> tuple[dict | None, bool]:
