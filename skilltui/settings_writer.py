@@ -17,9 +17,9 @@ Choices worth knowing:
   ACLs and extended attributes are not carried over.
 - Only a regular file is ever replaced (or a missing one created), judged by fstat on what was opened: a settings path
   that leads to a device, FIFO, socket or folder is refused, whoever runs skilltui (issue #17).
-- Writers of skilltui serialise on an advisory lock (flock) on `.<name>.lock` beside the target, held around
-  read-check-write, so no success of one is lost to another. Claude Code does not take that lock: against it, the
-  re-check before the rename narrows, but cannot close, the window.
+- Writers of skilltui serialise on an advisory lock (flock) on the target's folder, held around read-check-write, so
+  no success of one is lost to another; no lock file is left in the user's folder. Claude Code does not take that
+  lock: against it, the re-check before the rename narrows, but cannot close, the window.
 - Temp files of our own pattern (`.<name>.<8 hex>.tmp`) left by a killed writer are removed on the next write (under
   the lock, so never another writer's live one). A failed fsync of the folder after the rename is reported as an error.
 - A file larger than Claude Code's settings cap (2 MiB) is refused: Claude Code does not read it, so skilltui neither
@@ -502,27 +502,20 @@ def _os_fail(e: OSError, fail) -> None:
 
 
 class _Lock:
-    """flock on `.<name>.lock` beside the target, as git keeps `.lock` files beside what it writes. The lock file is
-    opened without following links and must be a regular file; it is kept (removing it would race other writers)."""
+    """flock on the folder that holds the target: it outlives every rename of the file, and nothing is created in the
+    user's folder for it (a `.lock` file would be left behind, since removing one races other writers)."""
 
     def __init__(self, target: str, fail):
-        self.path = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.lock")
+        self.path = os.path.dirname(target) or "."
         self.fail = fail
         self.fd = -1
 
     def __enter__(self) -> _Lock:
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
-            | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            self.fd = os.open(self.path, flags, 0o600)
-            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
-                self.fail(f"its lock file {self.path} is not a regular file")
+            self.fd = os.open(self.path, flags)
         except OSError as e:
-            self._close()
-            self.fail(f"its lock file {self.path} cannot be opened ({e.strerror or e})")
-        except BaseException:
-            self._close()
-            raise
+            self.fail(f"its folder {self.path} cannot be opened to lock it ({e.strerror or e})")
         deadline = time.monotonic() + LOCK_TIMEOUT
         delay = 0.002
         while True:
@@ -535,10 +528,10 @@ class _Lock:
                 if e.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
                     return self
                 self._close()
-                self.fail(f"its lock file {self.path} cannot be locked ({e.strerror or e})")
+                self.fail(f"its folder {self.path} cannot be locked ({e.strerror or e})")
             if time.monotonic() > deadline:
                 self._close()
-                self.fail(f"another skilltui holds its lock file {self.path} for over {LOCK_TIMEOUT:.0f} s")
+                self.fail(f"another skilltui has held the lock on {self.path} for over {LOCK_TIMEOUT:.0f} s")
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 

@@ -144,10 +144,9 @@ for i in range(n):
 OUTSIDE_WORKER = """
 import sys, json, os, fcntl, time
 path, n = sys.argv[1], int(sys.argv[2])
-lock = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".lock")
 for i in range(n):
-    # Another program that honours the lock file (as git's do) rewrites the whole file in its own style.
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    # Another program that honours the lock (a flock on the settings folder) rewrites the whole file in its own style.
+    fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
     fcntl.flock(fd, fcntl.LOCK_EX)
     with open(path) as fh:
         data = json.load(fh)

@@ -508,3 +508,14 @@ def test_property_only_that_value_changes(tmp_path, doc, style, depth, mode, use
         while common < min(len(before), len(after)) and before[common] == after[common]:
             common += 1
         assert after.endswith(before[common:])
+
+
+def test_a_write_leaves_nothing_else_in_the_folder(tmp_path):
+    """The writer's lock is a flock on the folder: no lock or temp file stays beside the user's settings."""
+    from skilltui import settings_writer
+
+    path = tmp_path / "settings.json"
+    path.write_text('{\n  "a": 1\n}\n')
+    settings_writer.set_member(str(path), ("enabledPlugins", "x@m"), True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+    assert '"x@m": true' in path.read_text()
