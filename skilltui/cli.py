@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from skilltui.runtimes.claude.toggle import Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-RUNTIME_CHOICES = tuple(REGISTRY)
 NO_TERMINAL = ("skilltui: the TUI needs a terminal (stdin and stdout are not both one); "
                "for plain output use a command, e.g. `skilltui list` (see `skilltui --help`)")
 
@@ -55,7 +54,7 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     d: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
     parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
     parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
-    parser.add_argument("--runtime", choices=RUNTIME_CHOICES,
+    parser.add_argument("--runtime", choices=tuple(REGISTRY),
                         help="whose discovery rules to apply (default claude; `all` for show and doctor)", **d)
     parser.add_argument("--managed-dir", help="Claude Code managed (policy) directory", **d)
     parser.add_argument("--add-dir", action="append", help="an additional directory, as Claude Code's --add-dir", **d)
@@ -523,7 +522,7 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
     from skilltui import doctor
     from skilltui.text import safe
 
-    runtimes = RUNTIME_CHOICES if args.runtime_all else (opts.runtime,)
+    runtimes = tuple(REGISTRY) if args.runtime_all else (opts.runtime,)
     diags = doctor.run(opts, runtimes)
     if args.json:
         _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)

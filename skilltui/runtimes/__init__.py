@@ -77,9 +77,5 @@ def get(key: str) -> Runtime:
     return runtime
 
 
-def runtime_module(name: str):  # the discovery module; views should prefer get()
-    return importlib.import_module(REGISTRY[name] + ".discovery")
-
-
 def discover(opts: Options) -> Catalog:
     return get(opts.runtime).discover(opts)

@@ -54,9 +54,9 @@ class Loaded:
 
 
 def discover(opts: Options) -> Catalog:
-    from skilltui.runtimes import runtime_module
+    from skilltui.runtimes import get
 
-    return runtime_module(opts.runtime).discover(opts)
+    return get(opts.runtime).discover(opts)
 
 
 def load(opts: Options) -> Loaded:
