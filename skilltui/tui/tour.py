@@ -39,6 +39,8 @@ SCENES = (
     Scene("toggle", "Toggling a plugin: scope, the one line, the effect", ("4", "t")),
     Scene("doctor", "Doctor: every diagnostic, grouped", ("5",)),
     Scene("help", "Help (?)", ("question_mark",)),
+    Scene("touch", "Touch files: what Claude Code adds as the agent reads them",
+          ("t", *"src/api/routes.ts ui/button.tsx", "enter")),
     # every screen, designed for 80×24
     Scene("skills-80x24", "Skills at 80×24", (), SMALL),
     Scene("preview-80x24", "Preview at 80×24", PREVIEW, SMALL),
