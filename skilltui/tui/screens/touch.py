@@ -55,7 +55,7 @@ class TouchScreen(ModalScreen):
             yield Input(placeholder="paths or globs, e.g. src/api/x.ts 'apps/**/*.tsx' — Enter to simulate",
                         id="touch-input")
             with Horizontal(id="touch-main"):
-                yield ProjectTree(self.catalog.cwd, id="touch-tree")
+                # the project tree is mounted on first use (ctrl+f): its loader worker lives as long as the widget
                 table: DataTable = DataTable(id="touch-table", cursor_type="row", zebra_stripes=True)
                 table.add_columns("File", "Added", "Because", "Row")
                 yield table
@@ -64,15 +64,19 @@ class TouchScreen(ModalScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#touch-tree").display = False
         self.query_one("#touch-input").focus()
 
     def action_close(self) -> None:
         self.app.pop_screen()
 
-    def action_tree(self) -> None:
-        tree = self.query_one("#touch-tree", ProjectTree)
-        tree.display = not tree.display
+    async def action_tree(self) -> None:
+        found = self.query("#touch-tree")
+        if not found:
+            tree = ProjectTree(self.catalog.cwd, id="touch-tree")
+            await self.query_one("#touch-main").mount(tree, before=0)
+        else:
+            tree = found.first(ProjectTree)
+            tree.display = not tree.display
         (tree if tree.display else self.query_one("#touch-input")).focus()
 
     def action_clear(self) -> None:
