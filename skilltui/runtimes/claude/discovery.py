@@ -8,6 +8,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from skilltui.frontmatter import claude_body, parse_claude, read_capped
 from skilltui.model import (
@@ -649,9 +650,22 @@ def _capped(s: Skill, cap: int) -> bool:
     return bound > cap and entry_text(s, cap)[1]
 
 
+def skill_overrides(settings: Settings) -> dict[str, Any]:
+    """§7.1 skillOverrides merged per key; add-dir folders' are not read (observed)."""
+    return settings.merged_map("skillOverrides", skip=("add-dir",))
+
+
+def override_of(skill: Skill, overrides: dict[str, Any]) -> str | None:
+    """The skillOverrides value that applies: keyed by the entry's name only, never on plugin items (observed)."""
+    if not overrides or skill.source in ("plugin", "plugin-command"):
+        return None
+    wanted = overrides.get(skill.name)
+    return wanted if wanted in OVERRIDE_RANK else None
+
+
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
-    overrides = settings.merged_map("skillOverrides", skip=("add-dir",))  # add-dir folders' are not read (observed)
+    overrides = skill_overrides(settings)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
     # A conditional entry is set aside before the lookup (observed: its name does not block a display name).
@@ -666,10 +680,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     for s in ordered:
         if s.status != LISTED:
             continue
-        if overrides and s.source not in ("plugin", "plugin-command"):  # keyed by name only; not plugin items (observed)
-            wanted = overrides.get(s.name)
-            if wanted in OVERRIDE_RANK:
-                s.override = wanted
+        s.override = override_of(s, overrides) or s.override
         if s.extra.get("disable_model_invocation"):
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):

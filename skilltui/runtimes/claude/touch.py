@@ -31,7 +31,7 @@ from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from skilltui import fsio
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
-from skilltui.runtimes.claude.discovery import OVERRIDE_RANK, load_skills_root, split_paths
+from skilltui.runtimes.claude.discovery import load_skills_root, override_of, skill_overrides, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
 from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import collation_key
@@ -189,11 +189,11 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
     cwd = catalog.cwd
     settings = settings_of(catalog)
-    overrides = settings.merged_map("skillOverrides")
+    overrides = skill_overrides(settings)
 
     def offered(s: Skill) -> Skill | None:
         """The entry as it is listed, or None when §7.1 keeps it out (hidden, or switched off by skillOverrides)."""
-        override = overrides.get(s.name) if overrides.get(s.name) in OVERRIDE_RANK else None
+        override = override_of(s, overrides)
         if s.status not in (LISTED, CONDITIONAL) or s.extra.get("disable_model_invocation") or override in (
                 "off", "user-invocable-only"):
             return None
