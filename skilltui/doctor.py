@@ -61,11 +61,15 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     found: list[Diagnostic] = []
     skill_dirs: dict[str, None] = {}
     catalogs: list[Catalog] = []
+    by_runtime: dict[str, Catalog] = {}
+    plugin_roots: dict[str, None] = {}
+    guide = opts.env.get(delivery.GUIDE_ENV) or None
     for runtime in runtimes:
         o = copy.copy(opts)
         o.runtime = runtime
         catalog = known if known is not None and runtime == opts.runtime else discover(o)
         catalogs.append(catalog)
+        by_runtime[runtime] = catalog
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
@@ -73,8 +77,10 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
             for p in catalog.plugins:
-                if p.root and p.kind != "builtin":
-                    _guard(found, "the plugin consistency check", p.root, delivery.check_plugin, p.root)
+                if p.root and p.kind != "builtin" and p.root not in plugin_roots:  # one check per folder, not per record
+                    plugin_roots[p.root] = None
+                    _guard(found, "the plugin consistency check", p.root,
+                           lambda root=p.root: delivery.check_plugin(root, capability_guide=guide))
         for s in catalog.skills:
             if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN):
                 skill_dirs.setdefault(s.skill_dir, None)
@@ -83,8 +89,12 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     if catalogs:
         paths = catalogs[0].extra.get("paths")
         project = getattr(paths, "git_root", None) or opts.cwd
+        env = opts.env
         _guard(found, "the delivery check", project,
-               lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=opts.env))
+               lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=env,
+                                               agy_skills_dir=env.get(delivery.AGY_SKILLS_ENV) or None,
+                                               agy_adapters_dir=env.get(delivery.AGY_ADAPTERS_ENV) or None,
+                                               catalogs=by_runtime))
     return sort_unique(found)
 
 
