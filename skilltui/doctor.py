@@ -4,6 +4,7 @@ plugin-consistency checks. Reads only; each check that fails becomes a finding r
 from __future__ import annotations
 
 import copy
+import os
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery
@@ -98,13 +99,52 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     return sort_unique(found)
 
 
+# Codes that state the same fact about a file, whichever check found it: the doctor reports each cause once, keeps
+# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact).
+CAUSES: dict[str, str] = {
+    **dict.fromkeys(("claude-frontmatter-invalid", "spec-yaml-invalid", "plugin-frontmatter-invalid",
+                     "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
+    **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
+    **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
+                     "codex-description-missing", "claude-description-missing"), "description-missing"),
+    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
+    **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
+}
+LENS_NAMES = {"claude": "Claude Code", "codex": "Codex", "omp": "oh-my-pi", "gemini": "Gemini CLI",
+              "spec": "Agent Skills spec", "plugin": "plugin consistency", "skill": "links", "agy": "AGY delivery"}
+
+
+def lens_of(d: Diagnostic) -> str:
+    prefix = d.code.split("-", 1)[0]
+    return LENS_NAMES.get(prefix, LENS_NAMES.get(d.runtime or "", prefix))
+
+
 def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen, out = set(), []
-    for d in diags:
+    """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
+    seen: set[tuple] = set()
+    by_cause: dict[tuple[str, str | None], Diagnostic] = {}
+    out: list[Diagnostic] = []
+    for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):
         key = (d.code, d.path, d.line, d.message)
-        if key not in seen:
-            seen.add(key)
+        if key in seen:
+            continue
+        seen.add(key)
+        cause = CAUSES.get(d.code)
+        if cause is None or d.path is None:
             out.append(d)
+            continue
+        where = os.path.realpath(d.path)  # one file reached by two paths is still one file
+        first = by_cause.get((cause, where))
+        if first is None:
+            by_cause[(cause, where)] = d
+            d.lenses = (lens_of(d),)
+            out.append(d)
+        elif lens_of(d) not in first.lenses:
+            first.lenses = (*first.lenses, lens_of(d))
+            first.line = first.line or d.line
+    for d in out:
+        if len(d.lenses) == 1:
+            d.lenses = ()  # a lens of its own: the code already says which
     out.sort(key=lambda d: (SEVERITY_ORDER.get(d.severity, 3), d.code, d.path or "", d.line or 0))
     return out
 

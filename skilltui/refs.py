@@ -10,9 +10,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-# Inline links and images `[t](target "title")`, reference definitions `[id]: target`, and bare skill:// URLs.
-_INLINE = re.compile(r"!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+[\"'(][^\n]*)?\)")
-_REFDEF = re.compile(r"^\s{0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)", re.M)
 _SKILL_URL = re.compile(r"skill://[^\s)\]>`'\"]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 MAX_REFS = 500
@@ -55,22 +52,82 @@ def resolve_relative(link: str, skill_dir: str) -> Ref:
     return Ref(link, path, exists, True, problem=None if exists else "file not found")
 
 
+_MD = None
+
+
+def _markdown():
+    """One CommonMark parser, made on first use: links come from the document structure, so code spans and fenced
+    or indented code never yield a link."""
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark", {"linkify": False}).disable(["emphasis", "html_block", "html_inline"])
+    return _MD
+
+
+def _might_link(body: str) -> bool:
+    return "](" in body or "]:" in body or "<" in body or "skill://" in body or "][" in body
+
+
 def find_links(body: str, body_line: int = 1) -> list[tuple[str, int]]:
-    """(link, 1-based file line) for every local link in the Markdown body, in order, without repeats."""
+    """(link, 1-based file line) for every local link and image of the Markdown body, and every skill:// URL in its
+    text, in order, without repeats. Links come from markdown-it's token stream, never from a pattern over lines."""
     out: list[tuple[str, int]] = []
+    if not _might_link(body):  # no link syntax at all: skip the parse (most bodies of a big tree)
+        return out
     seen: set[str] = set()
-    for lineno, line in enumerate(body.split("\n"), start=body_line):
-        if len(out) >= MAX_REFS:
-            break
-        found = [m.group(1) for m in _INLINE.finditer(line)] + [m.group(1) for m in _REFDEF.finditer(line)]
-        found += _SKILL_URL.findall(line)
-        for link in found:
-            is_skill = link.startswith("skill://")
-            if link in seen or link.startswith("#") or (_SCHEME.match(link) and not is_skill):
-                continue
-            seen.add(link)
-            out.append((link, lineno))
+    md = _markdown()
+
+    def written(href: str) -> str:
+        """The target as the author wrote it (markdown-it percent-encodes it)."""
+        if href in body:
+            return href
+        text = md.normalizeLinkText(href)
+        return text if text in body else href
+
+    def add(link: str, line: int) -> None:
+        is_skill = link.startswith("skill://")
+        if not link or link in seen or link.startswith("#") or (_SCHEME.match(link) and not is_skill):
+            return
+        seen.add(link)
+        out.append((link, line))
+
+    env: dict = {}
+    for token in md.parse(body, env):
+        if token.type != "inline" or not token.children:
+            continue
+        line = body_line + (token.map[0] if token.map else 0)
+        in_link = 0
+        for child in token.children:
+            if len(out) >= MAX_REFS:
+                return out
+            kind = child.type
+            if kind in ("softbreak", "hardbreak"):
+                line += 1
+            elif kind == "link_open":
+                in_link += 1
+                add(written(str(child.attrs.get("href", ""))), line)
+            elif kind == "link_close":
+                in_link -= 1
+            elif kind == "image":
+                add(written(str(child.attrs.get("src", ""))), line)
+            elif kind == "text" and not in_link and "skill://" in child.content:
+                for url in _SKILL_URL.findall(child.content):
+                    add(url, line)
+    # reference definitions that no link uses are still links the author wrote
+    for ref in (env.get("references") or {}).values():
+        href = ref.get("href") if isinstance(ref, dict) else None
+        if href and len(out) < MAX_REFS:
+            text = written(href)
+            add(text, body_line + _def_line(body, text))
     return out
+
+
+def _def_line(body: str, href: str) -> int:
+    """0-based line of the body holding a reference definition's target (markdown-it keeps no line for it)."""
+    pos = body.find(href)
+    return body.count("\n", 0, pos) if pos >= 0 else 0
 
 
 def references(body: str, skill_dir: str, body_line: int = 1, resolve_url=None) -> list[Ref]:

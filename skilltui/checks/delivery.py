@@ -404,7 +404,8 @@ class _Delivery:
             if err:
                 what = "loops" if err == "loop" else f"points at nothing ({_q(hops[-1][1], 200) if hops else '?'})"
                 self.out.add("error", "claude-link-dangling", element, f"{shown} {what}",
-                             fix=f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+                             fix=f"Replace the broken link (it holds nothing, so nothing is lost): "
+                                 f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
                 usable[element] = False
                 continue
             real = _real(element)
@@ -415,20 +416,50 @@ class _Delivery:
                 continue  # continues into the project element, judged there
             if not hops:
                 if _isdir(element):
+                    if element == e1 and self._all_linked_one_by_one(e1):
+                        continue  # a real user folder whose entries link to each canonical: nothing can drift
+                    own = self._own_entries(element)
                     self.out.add("warning", "claude-link-not-symlink", element,
-                                 f"{shown} is a real folder, not a symbolic link to .agents/skills; its copies can drift",
-                                 fix=f"Replace {shown} by a symbolic link: ln -sfn {self._suggest_target(element)} {shown}",
-                                 runtime=rt)
+                                 f"{shown} is a real folder, not a symbolic link to .agents/skills; copies in it can drift",
+                                 fix=self._real_folder_fix(element, e1, own), runtime=rt)
                     continue
                 self.out.add("error", "claude-link-wrong-target", element,
-                             f"{shown} is a file, not a link to .agents/skills",
-                             fix=f"Replace it: ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+                             f"{shown} is a file, not a link to .agents/skills, so Claude Code finds no skills there",
+                             fix=f"Look at what {shown} holds and keep it elsewhere if you need it; then, in its place, "
+                                 f"make a symbolic link to {self._suggest_target(element)}.", runtime=rt)
                 usable[element] = False
                 continue
-            self.out.add("error", "claude-link-wrong-target", element,
-                         f"{shown} resolves to {self.show(real)}, not to .agents/skills",
-                         fix=f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+            if element == e1:
+                self.out.add("error", "claude-link-wrong-target", element,
+                             f"{shown} resolves to {self.show(real)}, not to .agents/skills",
+                             fix=f"Keep {shown} as it is (re-pointing it would take {self.show(real)}'s skills away from "
+                                 "Claude Code) and link each canonical skill into it where that name is free: "
+                                 f"ln -s {self.canon_root}/<name> {shown}/<name>", runtime=rt)
+            else:
+                self.out.add("error", "claude-link-wrong-target", element,
+                             f"{shown} resolves to {self.show(real)}, not to .agents/skills",
+                             fix=f"Re-point the link (only the link is replaced; {self.show(real)} stays): "
+                                 f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
         self._claude_skills(e1, usable.get(e1, False))
+
+    def _all_linked_one_by_one(self, folder: str) -> bool:
+        return all(_real(os.path.join(folder, name, "SKILL.md")) == _real(c.path) for name, c in self.canonicals.items())
+
+    def _own_entries(self, folder: str) -> list[str]:
+        """Entries of a real skills folder that are not links into .agents/skills: what replacing it would lose."""
+        entries, _ = _scandir(folder)
+        canon_real = _real(self.canon_root)
+        return [e.name for e in entries if not (_islink(e.path) and _inside(_real(e.path), canon_real))]
+
+    def _real_folder_fix(self, element: str, e1: str, own: list[str]) -> str:
+        shown = self.show(element)
+        lost = (f"it holds {len(own)} entr{'y' if len(own) == 1 else 'ies'} of its own ({', '.join(own[:3])}"
+                f"{', …' if len(own) > 3 else ''}) that replacing it would lose") if own else "it holds nothing of its own"
+        if element == e1:
+            return (f"Keep {shown} ({lost}) and link each canonical skill into it where that name is free: "
+                    f"ln -s {self.canon_root}/<name> {shown}/<name>")
+        return (f"Move what {shown} holds into .agents/skills ({lost}), then replace the emptied folder by a symbolic "
+                f"link to {self._suggest_target(element)}")
 
     @staticmethod
     def _key(path: str) -> str:
@@ -474,10 +505,15 @@ class _Delivery:
                 else:
                     reason = f"{shown} is {self.show(_real(candidate))}, a copy that differs from the canonical"
             if not reachable:
+                fix = ("Repair the ~/.claude/skills -> .claude/skills -> .agents/skills symbolic link chain "
+                       "(see the link findings).")
+                if e1_usable and not _lexists(os.path.dirname(candidate)):
+                    fix = f"Link it in (nothing is there yet): ln -s {os.path.dirname(can.path)} {self.show(os.path.dirname(candidate))}"
+                elif e1_usable:
+                    fix = (f"{self.show(os.path.dirname(candidate))} is another skill folder of the same name; rename one "
+                           "of the two (replacing it would lose it).")
                 self.out.add("error", "claude-canonical-unreachable", can.path,
-                             f"Claude Code does not get {self.show(can.path)}: {reason}",
-                             fix="Repair the ~/.claude/skills -> .claude/skills -> .agents/skills symbolic link chain "
-                                 "(see the link findings above).", runtime=rt)
+                             f"Claude Code does not get {self.show(can.path)}: {reason}", fix=fix, runtime=rt)
                 continue
             # What Claude Code then does with it is the runtime's rule: read it from the catalog, never re-derive it.
             entry = self._claude_entry(candidate)
@@ -763,7 +799,9 @@ class _Delivery:
                 if problem:
                     self.out.add("error", "agy-hardlink-broken", copy,
                                  f"{self.show(copy)} {problem} of {self.show(can.path)}",
-                                 fix=f"ln -f {self.show(can.path)} {self.show(copy)}", runtime=rt)
+                                 fix=f"Compare {self.show(copy)} with {self.show(can.path)} and bring any edit worth "
+                                     "keeping into the canonical; then put a hard link of the canonical in its place "
+                                     "(the copy's own changes would be lost).", runtime=rt)
             found = by_skill.get(name)
             if not found:
                 self.out.add("warning", "agy-adapter-missing", can.path,
