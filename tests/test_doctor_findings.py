@@ -36,12 +36,9 @@ def destructive(fix: str, t: Tree, names: list[str]) -> list[str]:
             targets = [_resolve(p.replace("<name>", name), t) for p in paths]
             dest = targets[-1]
             removes = tool == "rm" and any(os.path.lexists(p) for p in targets)
-            if removes or (tool == "mv" and os.path.lexists(dest)):
+            if removes or (tool == "mv" and os.path.lexists(dest)) or (tool == "ln" and len(targets) >= 2 and os.path.lexists(dest) and not (
+                    os.path.islink(dest) and "f" in flags and "n" in flags)):
                 bad.append(m.group(0))
-            elif tool == "ln" and len(targets) >= 2 and os.path.lexists(dest):
-                # only a symbolic link may be replaced (-f with -n), and only the link goes
-                if not (os.path.islink(dest) and "f" in flags and "n" in flags):
-                    bad.append(m.group(0))
     return bad
 
 
@@ -99,7 +96,7 @@ def test_no_fix_destroys(tmp_path):
 
 def test_issue_home_keeps_its_skills_folder(tmp_path):
     """The issue's case: no `ln -sfn … ~/.claude/skills` over a real folder; the fix says what it would lose."""
-    t = [s for s in scenarios(tmp_path) if s.tmp.name == "user-real-folder"][0]
+    t = next(s for s in scenarios(tmp_path) if s.tmp.name == "user-real-folder")
     diags = t.run()
     text = " ".join(d.fix or "" for d in diags)
     assert "-sf" not in text
@@ -110,7 +107,7 @@ def test_issue_home_keeps_its_skills_folder(tmp_path):
 
 def test_destructive_scanner_catches_the_old_fixes(tmp_path):
     """The scanner itself: the fix the issue quotes is caught."""
-    t = [s for s in scenarios(tmp_path) if s.tmp.name == "user-real-folder"][0]
+    t = next(s for s in scenarios(tmp_path) if s.tmp.name == "user-real-folder")
     assert destructive("ln -sfn ../../r/.claude/skills ~/.claude/skills", t, ["foo"])
     assert destructive("rm -rf .claude/skills", t, ["foo"])
     assert not destructive("ln -s ../.agents/skills/foo ~/.claude/skills/new", t, ["foo"])
