@@ -27,9 +27,7 @@ def link_findings(catalog: Catalog) -> list[Diagnostic]:
     for s in catalog.skills:
         if s.status not in (LISTED, HIDDEN) or not s.frontmatter or not s.skill_dir:
             continue
-        for ref in refs.references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
-            if ref.link.startswith("skill://") or ref.exists:
-                continue
+        for ref in refs.broken_references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
             if not ref.inside_skill_dir:
                 out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
                                       fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))

@@ -55,3 +55,39 @@ def test_doctor_reports_only_real_broken_links(tmp_path):
     broken = [d for d in doctor.run(opts, ("claude",)) if d.code.startswith("skill-link")]
     assert [(d.code, d.line) for d in broken] == [("skill-link-broken", 23)]
     assert "refs/missing.md" in broken[0].message and os.path.samefile(broken[0].path, skill / "SKILL.md")
+
+
+def _bodies(shared_dir):
+    for path in sorted((shared_dir / "corpus").rglob("*.md")):
+        try:
+            yield path, path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+
+
+def test_shortened_parse_finds_what_the_whole_parse_finds(shared_dir):
+    """find_links parses a shortened body (lines that cannot matter cut down); on every Markdown file of the corpus
+    it finds the same links on the same lines as a parse of the whole body."""
+    compared = 0
+    for path, text in _bodies(shared_dir):
+        if refs._might_link(text):
+            assert refs.find_links(text) == refs.find_links(text, reduce=False), path
+            compared += 1
+    assert compared > 1000
+
+
+TRICKY = [
+    "para\n    indented continuation [a](a.md)\n",
+    "\n    code\ntext\n    [a](a.md)\n",
+    "\n    code\n    more\n    [a](a.md)\n",
+    "```\nx\ny\n```\n[a](a.md)\n",
+    "``\ncode `span\n[a](a.md)\n``\n",
+    "[multi\nline\ntext](t.md)\n",
+    "\t\tcode\n\n\tx\n\t[a](a.md)\n",
+    "x\n~~~\n[in](fence.md)\n~~~\n[out](out.md)\n",
+]
+
+
+def test_shortened_parse_on_tricky_structure():
+    for text in TRICKY:
+        assert refs.find_links(text, 3) == refs.find_links(text, 3, reduce=False), text
