@@ -28,10 +28,12 @@ class BudgetView:
 
     def human(self) -> str:
         r, p = self.result, self.params
+        c = r.columns
         lines = [
             f"Simulated skill listing of Claude Code {r.prepared.version}: budget {r.budget} columns "
             f"({p.source}: window {p.context_window} tokens × {p.chars_per_token:g} chars/token × {p.fraction:g})",
-            f"total at full width {r.total_full} (shipped entries {r.shipped_width}); "
+            f"listing uses {c.used:,} of {r.budget:,} columns: shipped {c.shipped:,}, full {c.full:,}, "
+            f"name-only {c.name_only:,}; at full width {r.total_full:,}; "
             + ("over budget: some descriptions collapse to the bare name" if r.over_budget else "everything fits"),
             "",
         ]

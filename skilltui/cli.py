@@ -3,18 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from skilltui import __version__
+from skilltui import __version__, units
+
+if TYPE_CHECKING:
+    from skilltui.model import Catalog, Options, Skill
+    from skilltui.runtimes.claude.toggle import Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 RUNTIME_CHOICES = ("claude", "codex", "omp")
+NO_TERMINAL = ("skilltui: the TUI needs a terminal (stdin and stdout are not both one); "
+               "for plain output use a command, e.g. `skilltui list` (see `skilltui --help`)")
 
 
 class CliError(Exception):
     """A clear one-line failure: printed on stderr, exit 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors as ONE line (no usage block): `skilltui budget: --fraction must be ...`."""
+
+    def error(self, message: str) -> NoReturn:
+        # A type error reads "argument --x: --x '0' must ..."; the option is named once.
+        head, sep, rest = message.partition(": ")
+        if sep and head.startswith("argument ") and rest.startswith(head[len("argument "):].split("/")[0]):
+            message = rest
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def _unit(parse: Callable[[str, str], Any], what: str) -> Callable[[str], Any]:
+    """An argparse type from a units.py parser: the same parser and messages as the TUI's fields."""
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text, what)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = what  # argparse names the type in some messages
+    return convert
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -31,61 +64,115 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
 
 
+def _json_options(p: argparse.ArgumentParser, group: argparse._MutuallyExclusiveGroup | None = None) -> None:
+    (group or p).add_argument("--json", action="store_true",
+                              help="JSON (docs/json.md); compact unless stdout is a terminal or --pretty is given")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="skilltui", description="Which skills your coding agent sees, from where, and why.")
+    parser = Parser(
+        prog="skilltui", usage="%(prog)s [OPTIONS] [COMMAND [ARGS]]",
+        description="Which skills your coding agent sees, from where, and why. "
+                    "With no COMMAND, skilltui opens the TUI (it needs a terminal); each COMMAND prints one view.",
+        epilog="`skilltui COMMAND --help` describes a command. JSON output is documented in docs/json.md.")
     parser.add_argument("--version", action="version", version=f"skilltui {__version__}")
     _global_options(parser, suppress=False)
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=False, parser_class=Parser, prog="skilltui",
+                                title="commands (optional: without one, the TUI opens)")
 
     p = sub.add_parser("list", parents=[common], help="the skills the runtime offers, in listing order")
     p.add_argument("--all", action="store_true", help="also every file found but not offered, with the reason")
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
 
     p = sub.add_parser("show", parents=[common], help="one skill: frontmatter, body, referenced files")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
 
     p = sub.add_parser("resolve", parents=[common], help="resolve a skill://NAME[/RELPATH] URL")
     p.add_argument("url")
 
     p = sub.add_parser("plugins", parents=[common], help="installed plugins and who decides whether they load")
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
 
     p = sub.add_parser("plugin", parents=[common], help="enable or disable a Claude Code plugin")
     p.add_argument("action", choices=("enable", "disable"))
     p.add_argument("id")
     p.add_argument("--scope", choices=("user", "project", "local"))
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
 
     p = sub.add_parser("skill", parents=[common], help="set a per-skill override (skillOverrides)")
     p.add_argument("action", choices=("set",))
     p.add_argument("name")
     p.add_argument("value", choices=("on", "name-only", "user-invocable-only", "off"))
     p.add_argument("--scope", choices=("user", "project", "local"))
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
 
     p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
     win = p.add_mutually_exclusive_group()
-    win.add_argument("--context-window", type=int, metavar="TOKENS")
+    win.add_argument("--context-window", type=_unit(units.parse_count, "--context-window"), metavar="TOKENS",
+                     help="the model's context window: 200000, 200k, 1m, 1_000_000")
     win.add_argument("--model", metavar="ID")
-    p.add_argument("--chars-per-token", type=float, metavar="N")
-    p.add_argument("--fraction", type=float, metavar="F")
-    p.add_argument("--budget", type=int, metavar="CHARS")
+    p.add_argument("--chars-per-token", type=_unit(units.parse_positive, "--chars-per-token"), metavar="N")
+    p.add_argument("--fraction", type=_unit(units.parse_fraction, "--fraction"), metavar="F",
+                   help="the share of the window the listing may take (above 0, at most 1)")
+    p.add_argument("--budget", type=_unit(units.parse_count, "--budget"), metavar="CHARS",
+                   help="the listing budget in columns, as SLASH_COMMAND_TOOL_CHAR_BUDGET (8000, 8k)")
     p.add_argument("--usage", metavar="FILE", help="a global config holding skillUsage (default: the real one)")
     p.add_argument("--now", metavar="ISO", help="the clock for usage decay (default: now)")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
+    _json_options(p, out)
     out.add_argument("--text", action="store_true")
 
+    p = sub.add_parser("touch", parents=[common],
+                       help="what Claude Code adds to the listing when the agent reads or edits these files")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files, folders or globs, in the order they are touched")
+    p.add_argument("--git", nargs="?", const="", metavar="RANGE",
+                   help="also the files git sees as changed (staged, unstaged, untracked), or those of RANGE (main...HEAD)")
+    p.add_argument("--budget", type=_unit(units.parse_count, "--budget"), metavar="CHARS",
+                   help="listing budget (default: as for the first listing)")
+    out = p.add_mutually_exclusive_group()
+    _json_options(p, out)
+    out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
+
     p = sub.add_parser("doctor", parents=[common], help="every diagnostic, with the file and a fix")
-    p.add_argument("--json", action="store_true")
+    _json_options(p)
     p.add_argument("--strict", action="store_true", help="exit 1 when there is an error")
     return parser
 
 
-def options_from(args: argparse.Namespace, runtime: str | None = None):
+def _check_usage(path: str) -> None:
+    """--usage names a global config: a missing or broken one is said, never silently read as "no usage"."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.loads(fh.read(64 * 1024 * 1024))
+    except FileNotFoundError:
+        raise CliError(f"--usage {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"--usage {path}: cannot be read ({exc.__class__.__name__})") from None
+    except (ValueError, RecursionError) as exc:
+        raise CliError(f"--usage {path}: not valid JSON ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+    if not isinstance(data, dict):
+        raise CliError(f"--usage {path}: not a JSON object")
+
+
+def _check_settings_flag(value: str) -> None:
+    """--settings as Claude Code reads it: JSON text that parses, else a file path that must exist
+    (observed: `claude --settings '{bad json'` and a missing file both stop with "Settings file not found: <path>")."""
+    if value.lstrip().startswith("{"):
+        try:
+            json.loads(value)
+            return
+        except (ValueError, RecursionError) as exc:
+            if not os.path.exists(value):
+                raise CliError(f"--settings: not valid JSON ({exc}) and no file has that name") from None
+    if not os.path.isfile(value):
+        raise CliError(f"--settings: settings file not found: {os.path.abspath(value)}")
+
+
+def options_from(args: argparse.Namespace, runtime: str | None = None) -> Options:
     from skilltui.model import Options
 
     env = dict(os.environ)
@@ -96,6 +183,8 @@ def options_from(args: argparse.Namespace, runtime: str | None = None):
         from skilltui.demo import demo_options
 
         return demo_options(runtime or args.runtime or "claude", env)
+    if args.settings is not None:
+        _check_settings_flag(args.settings)
     for label, path in (("--cwd", cwd), ("--home", home)):
         if not os.path.isdir(path):
             raise CliError(f"{label} {path}: not a directory")
@@ -107,21 +196,40 @@ def options_from(args: argparse.Namespace, runtime: str | None = None):
                    omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
 
 
-def _emit_json(data, indent: int | None = 2) -> None:
-    text = json.dumps(data, ensure_ascii=False, indent=indent)
+def _emit_json(data: object, args: argparse.Namespace) -> None:
+    """JSON on stdout: indented for a terminal or --pretty; otherwise compact, through the C encoder (much faster)."""
+    pretty = getattr(args, "pretty", False) or sys.stdout.isatty()
+    indent, separators = (2, None) if pretty else (None, (",", ":"))
+    text = json.dumps(data, ensure_ascii=False, indent=indent, separators=separators)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, stay valid JSON
-        text = json.dumps(data, ensure_ascii=True, indent=indent)
+        text = json.dumps(data, ensure_ascii=True, indent=indent, separators=separators)
     sys.stdout.write(text + "\n")
 
 
-def _find_skill(catalog, name: str):
-    matches = [s for s in catalog.skills if s.name == name and s.path]
-    if not matches:
-        raise CliError(f"no skill named {name!r} was found for {catalog.runtime}")
-    listed = [s for s in matches if s.status == "listed"]
-    return (listed or matches)[0]
+def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
+    """ ' (did you mean a, b?)' from the closest names, or ''."""
+    folded = {n.casefold(): n for n in names}
+    close = [folded[n] for n in difflib.get_close_matches(wanted.casefold(), list(folded), n=limit, cutoff=0.6)]
+    # a prefix or a part also counts: `linter` -> linter@demo-market, `pdf` -> pdf-tools
+    for n in names:
+        parts = n.replace("@", ":").split(":")
+        if len(close) < limit and n not in close and (wanted in parts or n.startswith(wanted)):
+            close.append(n)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+def _find_skill(catalog: Catalog, name: str) -> Skill:
+    """By name, then by display name or label (`pdf`, `pdf-tools (pdf)`), a listed copy first; shipped entries too."""
+    for match in (lambda s: s.name == name, lambda s: s.display_name == name or s.label == name,
+                  lambda s: s.name.casefold() == name.casefold()):
+        matches = [s for s in catalog.skills if match(s)]
+        if matches:
+            listed = [s for s in matches if s.status == "listed"]
+            return (listed or matches)[0]
+    names = list(dict.fromkeys([s.name for s in catalog.skills] + [s.display_name for s in catalog.skills if s.display_name]))
+    raise CliError(f"no skill named {name!r} was found for {catalog.runtime}{_suggest(name, names)}")
 
 
 # ---------------------------------------------------------------- commands
@@ -131,7 +239,7 @@ def cmd_list(args, opts) -> int:
 
     catalog = discover(opts)
     if args.json:
-        _emit_json(catalog.to_json(include_all=args.all))
+        _emit_json(catalog.to_json(include_all=args.all), args)
         return EXIT_OK
     skills = catalog.skills if args.all else catalog.listed()
     print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
@@ -157,10 +265,10 @@ def cmd_show(args, opts) -> int:
     skill = _find_skill(catalog, args.name)
     data = preview.skill_details(catalog, skill)
     if args.json:
-        _emit_json(data)
+        _emit_json(data, args)
         return EXIT_OK
     print(f"{safe(skill.name)}  [{skill.source}] {skill.status}{': ' + safe(skill.reason) if skill.reason else ''}")
-    print(f"path: {safe(skill.path)}")
+    print(f"path: {safe(skill.path)}" if skill.path else "path: none (shipped inside the runtime; its text is not on disk)")
     fm = data["frontmatter"]
     if fm["error"]:
         print(f"frontmatter: {fm['status']} (line {fm['error_line']}): {safe(fm['error'])}")
@@ -182,7 +290,7 @@ def cmd_show_all(args, opts) -> int:
 
     rows = preview.every_runtime(opts, args.name)
     if args.json:
-        _emit_json(rows)
+        _emit_json(rows, args)
         return EXIT_OK
     for row in rows:
         print(f"{row['runtime']} {row['runtime_version']}:")
@@ -216,27 +324,32 @@ def cmd_plugins(args, opts) -> int:
     catalog = discover(opts)
     rows = [p.to_json() for p in catalog.plugins]
     if args.json:
-        _emit_json(rows)
+        _emit_json(rows, args)
         return EXIT_OK
     if not rows:
         print("No plugins installed.")
     for p in catalog.plugins:
         state = "enabled" if p.enabled else "disabled"
         load = "loads" if p.loads else "does not load"
-        where = p.decided_in or ("default" if p.decided_by == "default" else p.decided_by)
-        print(f"{safe(p.id)}  {state}, {load}  (decided by {p.decided_by}: {safe(where)})")
+        if p.decided_by == "default":
+            why = "by default"
+        else:
+            why = f"decided by {p.decided_by}" + (f": {safe(p.decided_in)}" if p.decided_in else " (inline --settings)")
+        print(f"{safe(p.id)}  {state}, {load}  ({why})")
         for note in p.notes + p.errors:
             print(f"    {safe(note)}")
     return EXIT_OK
 
 
-def _toggle(outcome, args) -> int:
+def _toggle(outcome: Outcome, args: argparse.Namespace, hint: str = "") -> int:
     from skilltui.runtimes.claude import toggle
     from skilltui.text import safe
 
     toggle.apply(outcome)
+    if not outcome.ok and hint:
+        outcome.message += hint
     if args.json:
-        _emit_json(outcome.to_json(), indent=None)
+        _emit_json(outcome.to_json(), args)
     elif outcome.ok:
         print(outcome.message)
         if outcome.change:
@@ -257,7 +370,12 @@ def cmd_plugin(args, opts) -> int:
     from skilltui.runtimes.claude import toggle
 
     opts.runtime = "claude"
-    return _toggle(toggle.plan_plugin(discover(opts), args.id, args.action == "enable", args.scope), args)
+    catalog = discover(opts)
+    outcome = toggle.plan_plugin(catalog, args.id, args.action == "enable", args.scope)
+    hint = ""
+    if outcome.failure_code == "plugin_not_installed":
+        hint = _suggest(args.id, [p.id for p in catalog.plugins if p.kind != "builtin"])
+    return _toggle(outcome, args, hint)
 
 
 def cmd_skill(args, opts) -> int:
@@ -265,24 +383,51 @@ def cmd_skill(args, opts) -> int:
     from skilltui.runtimes.claude import toggle
 
     opts.runtime = "claude"
-    return _toggle(toggle.plan_override(discover(opts), args.name, args.value, args.scope), args)
+    catalog = discover(opts)
+    outcome = toggle.plan_override(catalog, args.name, args.value, args.scope)
+    hint = ""
+    if outcome.failure_code == "skill_not_found":
+        hint = _suggest(args.name, list(dict.fromkeys(s.name for s in catalog.skills)))
+    return _toggle(outcome, args, hint)
 
 
 def cmd_budget(args, opts) -> int:
     from skilltui import budget
 
+    if args.usage is not None:
+        _check_usage(args.usage)
     try:
         result = budget.run(opts, context_window=args.context_window, model=args.model, chars_per_token=args.chars_per_token,
                             fraction=args.fraction, budget=args.budget, usage_path=args.usage, now=args.now)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:
-        _emit_json(result.to_json())
+        _emit_json(result.to_json(), args)
     elif args.text:
         if result.text:
             sys.stdout.write(result.text + "\n")
     else:
         sys.stdout.write(result.human() + "\n")
+    return EXIT_OK
+
+
+def cmd_touch(args, opts) -> int:
+    from skilltui.touch_view import TouchRequest, run_touch
+
+    if opts.runtime != "claude":
+        raise CliError("touch simulates Claude Code's later listings; other runtimes list every skill up front")
+    if not args.paths and args.git is None:
+        raise CliError("give files, folders or globs to touch, or --git")
+    try:
+        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        _emit_json(view.to_json(), args)
+    elif args.text:
+        sys.stdout.write(view.text())
+    else:
+        sys.stdout.write(view.human() + "\n")
     return EXIT_OK
 
 
@@ -293,7 +438,7 @@ def cmd_doctor(args, opts) -> int:
     runtimes = RUNTIME_CHOICES if args.runtime_all else (opts.runtime,)
     diags = doctor.run(opts, runtimes)
     if args.json:
-        _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]})
+        _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)
     else:
         if not diags:
             print("No problems found.")
@@ -305,7 +450,7 @@ def cmd_doctor(args, opts) -> int:
 
 
 COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins": cmd_plugins, "plugin": cmd_plugin,
-            "skill": cmd_skill, "budget": cmd_budget, "doctor": cmd_doctor}
+            "skill": cmd_skill, "budget": cmd_budget, "touch": cmd_touch, "doctor": cmd_doctor}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -321,7 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         elif arg == "--runtime=all":
             argv[i], runtime_all = "--runtime=claude", True
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (one line, exit 2), --help and --version: a code, not an exception
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
@@ -329,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     if runtime_all and args.command not in ("show", "doctor"):
         parser.error("--runtime all is accepted by show and doctor only")
     try:
+        if args.command is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            print(NO_TERMINAL, file=sys.stderr)
+            return EXIT_USAGE
         opts = options_from(args)
         if args.command is None:
             from skilltui.tui.app import run_app

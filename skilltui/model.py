@@ -99,12 +99,15 @@ class Skill:
             "shadowed_by": self.shadowed_by,
             "order": self.order,
         }
+        # Exactly the keys docs/json.md documents; runtime facts in `extra` (file ids, parser state) stay internal.
+        out["shipped"] = bool(self.extra.get("shipped"))
         if self.display_name is not None:
             out["display_name"] = self.display_name
         if self.override is not None:
             out["override"] = self.override
-        for key, value in self.extra.items():
-            out.setdefault(key, value)
+        paths = self.extra.get("paths")
+        if paths:  # the `paths` patterns that make a skill conditional, as the runtime reads them
+            out["paths"] = list(paths)
         return out
 
 

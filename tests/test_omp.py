@@ -899,11 +899,13 @@ def test_alias_bomb_in_settings(box):
 def test_catalog_json_shape(box):
     box.add({"ws/repo/.agents/skills/a/SKILL.md": sk("a", "d"),
              "ws/repo/.omp/skills/a/SKILL.md": sk("a", "native")})
-    data = box.discover().to_json()
+    cat = box.discover()
+    data = cat.to_json()
     json.dumps(data)
     first = data["skills"][0]
     assert first["status"] == "listed" and first["order"] == 0 and first["source"] == "native:project"
-    assert first["provider"] == "native" and first["level"] == "project"
+    assert cat.skills[0].extra["provider"] == "native" and cat.skills[0].extra["level"] == "project"
+    assert "provider" not in first  # runtime facts stay internal: the JSON has the documented keys only
     loser = data["skills"][1]
     assert loser["status"] == "shadowed" and loser["shadowed_by"] == first["path"] and loser["order"] is None
     assert {"severity", "code", "path", "line", "message"} <= set(data["diagnostics"][0])

@@ -211,8 +211,10 @@ def expand_braces(pattern: str) -> list[str]:
             return out
 
 
-def split_paths(value) -> list[str]:
-    """§5.5: commas outside braces split, lists flatten, braces expand, a trailing `/**` goes."""
+def split_paths(value, trim: bool = True) -> list[str]:
+    """§5.5: commas outside braces split, lists flatten, braces expand, a trailing `/**` goes. Matching a touched
+    path uses the pieces untrimmed (`trim=False`): in `"a/*.py, b/*.py"` the second pattern keeps its leading space
+    and matches nothing (observed, tests/fixtures/touch)."""
     raw: list[str] = []
     items = value if isinstance(value, list) else [value]
     for item in items:
@@ -230,8 +232,8 @@ def split_paths(value) -> list[str]:
         raw.append(cur)
     out = []
     for p in raw:
-        p = p.strip()
-        if not p:
+        p = p.strip() if trim else p
+        if not p.strip():
             continue
         for q in expand_braces(p):
             out.append(q[:-3] if q.endswith("/**") and len(q) > 3 else q)
@@ -334,8 +336,9 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
 _SKILL_MD = os.sep + "SKILL.md"
 
 
-def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
-    """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order."""
+def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False) -> list[Skill]:
+    """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
+    directory's own order, as Claude Code announces folders found during a session)."""
     try:
         with os.scandir(root) as it:
             entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
@@ -384,8 +387,19 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str) -> list[Skill]:
             continue
         scan.stats[path] = st
         found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
-    found.sort(key=lambda s: collation_key(s.name))
+    if not keep_order:
+        found.sort(key=lambda s: collation_key(s.name))
     return found
+
+
+def load_skills_root(root: str, source: str, settings: Settings, keep_order: bool = False) -> tuple[list[Skill], list[Diagnostic]]:
+    """One skills folder scanned and parsed as discovery does (§3, §5), for folders Claude Code loads later in a
+    session (§2.3): no precedence, no filters."""
+    scan = _Scan(settings)
+    skills = _scan_skills_dir(scan, root, source, keep_order)
+    for s in skills:
+        _load_entry(scan, s, "Skill")
+    return skills, scan.diags
 
 
 def _explain_missing(scan: _Scan, folder: str) -> None:

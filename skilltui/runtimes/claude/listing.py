@@ -23,7 +23,8 @@ DEFAULT_VERSION = "2.1.332"
 DEFAULT_CAP = 1536  # settings.skillListingMaxDescChars default (§7.2)
 DEFAULT_FRACTION = 0.01  # settings.skillListingBudgetFraction default (§8.1)
 DEFAULT_WINDOW = 200_000
-PROMPT_HEAD = "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n"
+LISTING_INTRO = "The following skills are available for use with the Skill tool:\n\n"  # also heads later blocks
+PROMPT_HEAD = "<system-reminder>\n" + LISTING_INTRO
 PROMPT_TAIL = "\n</system-reminder>"
 DAY_MS = 86_400_000
 
@@ -301,6 +302,23 @@ class ListingEntry:
         }  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """How the listing as sent splits its columns: the one figure the CLI, the JSON and the TUI bar all show.
+    Each row counts its shown width plus the newline before it (none before the first)."""
+
+    shipped: int  # entries shipped inside Claude Code, full or bare
+    full: int  # other entries with their description
+    name_only: int  # other entries cut to the bare name
+
+    @property
+    def used(self) -> int:
+        return self.shipped + self.full + self.name_only
+
+    def to_json(self) -> dict[str, int]:
+        return {"shipped": self.shipped, "full": self.full, "name_only": self.name_only, "used": self.used}
+
+
 @dataclass
 class Listing:
     budget: int
@@ -321,6 +339,20 @@ class Listing:
             out.append(ListingEntry(e.name, e.label, e.source, state, shown, e.full_width, e.name_only_width,
                                     e.score, row, e.shipped))  # fmt: skip
         return out
+
+    @cached_property
+    def columns(self) -> Columns:
+        shipped = full = bare = 0
+        for i, (e, kept) in enumerate(zip(self.prepared.entries, self.kept)):
+            shown_full = kept and not e.forced
+            width = (e.full_width if shown_full else e.name_only_width) + (1 if i else 0)
+            if e.shipped:
+                shipped += width
+            elif shown_full:
+                full += width
+            else:
+                bare += width
+        return Columns(shipped, full, bare)
 
     @cached_property
     def text(self) -> str:
@@ -354,6 +386,7 @@ class Listing:
             "total_full": self.total_full,
             "over_budget": self.over_budget,
             "shipped_width": self.shipped_width,
+            "columns": self.columns.to_json(),
             "entries": [e.to_json() for e in self.entries],
             "text": self.text,
         }

@@ -38,8 +38,9 @@ class Outcome:
         return self.failure_code is None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"command": self.command, "outcome": "ok" if self.ok else "failed", "plugin": self.target}
-        if self.ok:
+        subject = "skill" if self.command == "set" else "plugin"  # a skill override names a skill, never a plugin
+        out: dict[str, Any] = {"command": self.command, "outcome": "ok" if self.ok else "failed", subject: self.target}
+        if self.ok and subject == "plugin":
             out["pluginId"] = self.target
             out["scope"] = self.scope
         elif self.scope_given:

@@ -64,6 +64,8 @@ class SkillsScreen(BaseScreen):
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", key_display="/", id="skills.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="skills.clear"),
+        Binding("t", "touch", "Touch files", id="skills.touch",
+                tooltip="Simulate the agent reading or editing files: which skills Claude Code adds then"),
     ]
 
     def __init__(self) -> None:
@@ -346,6 +348,19 @@ class SkillsScreen(BaseScreen):
     def action_focus_filter(self) -> None:
         # at once, not deferred like Widget.focus(): the keys typed right after "/" belong to the filter
         self.set_focus(self.query_one("#filter", Input))
+
+    def action_touch(self) -> None:
+        from skilltui.tui.screens.touch import TouchScreen
+
+        state = self.app.state
+        if state is None:
+            self.notify("Still scanning; try again in a moment.", markup=False)
+            return
+        if state.catalog.runtime != "claude":
+            self.notify("Touch simulates Claude Code's later listings; other runtimes list every skill up front.",
+                        markup=False)
+            return
+        self.app.push_screen(TouchScreen(self.app.opts, state.catalog, self.app.budget_chars))
 
     def action_clear_filter(self) -> None:
         field = self.query_one("#filter", Input)

@@ -9,17 +9,9 @@ from skilltui.runtimes.claude.listing import Listing
 
 
 def split(result: Listing) -> tuple[int, int, int]:
-    """(shipped, full, name-only) columns of the listing as sent; the newlines between rows go with their rows."""
-    shipped = full = bare = 0
-    for i, e in enumerate(result.entries):
-        width = (e.full_width if e.shown == "full" else e.name_only_width) + (1 if i else 0)
-        if e.shipped:
-            shipped += width
-        elif e.shown == "full":
-            full += width
-        else:
-            bare += width
-    return shipped, full, bare
+    """(shipped, full, name-only) columns of the listing as sent: the engine's one figure, as the CLI prints it."""
+    c = result.columns
+    return c.shipped, c.full, c.name_only
 
 
 class BudgetBar(Static):
