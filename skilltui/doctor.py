@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import os
+import time
+from collections.abc import Callable
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery
@@ -152,3 +154,64 @@ def counts(diags: list[Diagnostic]) -> dict[str, int]:
     for d in diags:
         out[d.code] = out.get(d.code, 0) + 1
     return out
+
+
+def serve() -> None:
+    """The child side of `run_isolated`: a pickled (Options, runtimes) on stdin, the pickled findings on stdout."""
+    import pickle
+    import sys
+
+    try:
+        os.nice(10)  # the app the findings are for comes first
+    except OSError:
+        pass
+    opts, runtimes = pickle.load(sys.stdin.buffer)
+    try:
+        result: tuple[str, object] = ("ok", run(opts, runtimes))
+    except Exception as exc:  # reported to the parent, which turns it into a finding
+        result = ("failed", f"{exc.__class__.__name__}: {exc}")
+    pickle.dump(result, sys.stdout.buffer)
+    sys.stdout.flush()
+
+
+def run_isolated(opts: Options, runtimes: tuple[str, ...] | list[str], cancelled: Callable[[], bool] | None = None,
+                 timeout: float = 600.0) -> list[Diagnostic] | None:
+    """`run` in a child Python process, for a caller that must stay responsive: the checks parse thousands of files,
+    and in a thread they would hold the interpreter lock the caller's event loop needs. Returns None when
+    `cancelled()` turned true (the child is then stopped), and a single finding when the child failed or took longer
+    than `timeout` seconds. The child writes nothing to the terminal (its stderr is discarded)."""
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with tempfile.TemporaryFile() as out:  # a file, not a pipe: a big answer never blocks the child
+        proc = subprocess.Popen([sys.executable, "-c", "from skilltui.doctor import serve; serve()"],
+                                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=package_root)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(pickle.dumps((opts, tuple(runtimes))))
+            proc.stdin.close()
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None:
+                if cancelled is not None and cancelled():
+                    return None
+                if time.monotonic() > deadline:
+                    return [Diagnostic("warning", "doctor-check-failed", None,
+                                       f"the checks took longer than {timeout:.0f} s and were stopped")]
+                time.sleep(0.05)
+            out.seek(0)
+            status, payload = pickle.load(out)
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
+            return [Diagnostic("warning", "doctor-check-failed", None,
+                               f"the checks stopped without an answer (exit code {proc.returncode}; {exc.__class__.__name__})")]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=5)
+    if status != "ok" or not isinstance(payload, list):
+        return [Diagnostic("warning", "doctor-check-failed", None, f"the checks could not run: {payload}")]
+    return payload

@@ -100,7 +100,7 @@ def _might_link(body: str) -> bool:
     return "](" in body or "]:" in body or "<" in body or "skill://" in body or "][" in body
 
 
-def find_links(body: str, body_line: int = 1, reduce: bool = True) -> list[tuple[str, int]]:
+def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str] | None = None) -> list[tuple[str, int]]:
     """(link, 1-based file line) for every local link and image of the Markdown body, and every skill:// URL in its
     text, in order, without repeats. Links come from markdown-it's token stream, never from a pattern over lines."""
     out: list[tuple[str, int]] = []
@@ -130,6 +130,8 @@ def find_links(body: str, body_line: int = 1, reduce: bool = True) -> list[tuple
     for token in tokens:
         if token.type != "inline" or not ("[" in token.content or "<" in token.content or "skill://" in token.content):
             continue
+        if only is not None and not any(t in token.content for t in only):
+            continue  # the caller wants only links to these targets (as written), and none is here
         token.children = []
         md.inline.parse(token.content, md, env, token.children)
         at = token.map[0] if token.map else 0
@@ -218,7 +220,13 @@ def _def_line(body: str, href: str) -> int:
 # Every place text could hold a link target, code included: `](target` of inline links and images, and the target of
 # anything shaped like a reference definition. A superset of the real links, used only to prove there is nothing to
 # report; what is reported always comes from the Markdown structure (find_links).
-_CANDIDATE = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]*)|^[ ]{0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
+_INLINE_TARGET = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]*)")
+_DEF_TARGET = re.compile(r"^[ ]{0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
+
+
+def _candidates(body: str) -> list[str]:
+    found = _INLINE_TARGET.findall(body) if "](" in body else []
+    return found + _DEF_TARGET.findall(body) if "]:" in body else found
 
 
 def broken_references(body: str, skill_dir: str, body_line: int = 1) -> list[Ref]:
@@ -228,21 +236,23 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1) -> list[Ref
     if not _might_link(body):
         return []
     real_dir = os.path.realpath(skill_dir)
-    for m in _CANDIDATE.finditer(body):
-        target = m.group(1) if m.group(1) is not None else m.group(2)
-        if not target or target.startswith("#") or _SCHEME.match(target):
-            continue
-        if not resolve_relative(target, skill_dir, real_dir).exists:
-            break
-    else:
+    broken: set[str] = set()
+    for target in _candidates(body):
+        if target and not target.startswith("#") and not _SCHEME.match(target) and target not in broken \
+                and not resolve_relative(target, skill_dir, real_dir).exists:
+            broken.add(target)
+    if not broken:
         return []
-    return [r for r in references(body, skill_dir, body_line) if not r.link.startswith("skill://") and not r.exists]
+    # Only paragraphs holding a broken target need their inline structure: the others cannot yield a finding.
+    return [r for r in references(body, skill_dir, body_line, only=broken)
+            if not r.link.startswith("skill://") and not r.exists]
 
 
-def references(body: str, skill_dir: str, body_line: int = 1, resolve_url=None) -> list[Ref]:
+def references(body: str, skill_dir: str, body_line: int = 1, resolve_url=None,
+               only: set[str] | None = None) -> list[Ref]:
     """Every link of the body, resolved. `resolve_url(url) -> path` (raising ValueError) handles skill:// URLs."""
     refs = []
-    for link, line in find_links(body, body_line):
+    for link, line in find_links(body, body_line, only=only):
         if link.startswith("skill://"):
             if resolve_url is None:
                 ref = Ref(link, None, False, False, problem="skill:// URLs are not resolved by this runtime")
