@@ -81,30 +81,36 @@ def add_preview_skills(project: str, corpus: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- (a) discovery against the raw-read floor
-def floor_reader(catalog):
-    """A plain os.scandir of each skills root and a read of exactly the files discovery read; no parsing."""
+def read_files(roots: list[str], commands: list[str]) -> int:
+    """A plain os.scandir of each skills root, a read of each SKILL.md and command file; no parsing."""
+    n = 0
+    for root in roots:
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir():
+                    try:
+                        with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
+                            fh.read()
+                        n += 1
+                    except OSError:
+                        pass
+    for path in commands:
+        with open(path, "rb") as fh:
+            fh.read()
+        n += 1
+    return n
+
+
+def floor_files(catalog) -> tuple[list[str], list[str]]:
+    """The skills roots and command files discovery read."""
     roots = list(dict.fromkeys(s.root for s in catalog.skills if s.kind == "skill" and s.path))
-    commands = [s.path for s in catalog.skills if s.kind == "command" and s.path]
+    return roots, [s.path for s in catalog.skills if s.kind == "command" and s.path]
 
-    def read_all() -> int:
-        n = 0
-        for root in roots:
-            with os.scandir(root) as it:
-                for e in it:
-                    if e.is_dir():
-                        try:
-                            with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
-                                fh.read()
-                            n += 1
-                        except OSError:
-                            pass
-        for path in commands:
-            with open(path, "rb") as fh:
-                fh.read()
-            n += 1
-        return n
 
-    return read_all
+def floor_reader(catalog):
+    """The raw-read floor, in this process: exactly the files discovery read."""
+    roots, commands = floor_files(catalog)
+    return lambda: read_files(roots, commands)
 
 
 def bench_discovery(opts: Options, runs: int):
@@ -347,6 +353,54 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
 
 
 # ---------------------------------------------------------------- (e) peak memory of fresh processes
+# ---------------------------------------------------------------- (f) the command line as a process, cold and warm
+def floor_process(spec_file: str) -> None:
+    """The floor as a process (`--floor FILE`): the same reads as `floor_reader`, after the interpreter's start."""
+    with open(spec_file) as fh:
+        spec = json.load(fh)
+    read_files(spec["roots"], spec["commands"])
+
+
+def bench_processes(root: str, catalog, runs: int) -> None:
+    """`skilltui list --json` whole, against the floor process, in the same runs (interleaved): cold = a fresh,
+    empty cache folder; warm = the same command again on the unchanged tree; no-cache = --no-cache."""
+    roots, commands = floor_files(catalog)
+    spec = {"roots": roots, "commands": commands}
+    work = tempfile.mkdtemp(prefix="skilltui-bench-cache-")
+    spec_file = os.path.join(work, "floor.json")
+    Path(spec_file).write_text(json.dumps(spec))
+    repo = str(Path(__file__).resolve().parents[1])
+    opts = options(root)
+    cmd = [sys.executable, "-m", "skilltui", "--cwd", opts.cwd, "--home", opts.home, "--managed-dir", opts.managed_dir,
+           "list", "--json"]
+    env = dict(os.environ, HOME=opts.home, PYTHONPATH=repo, XDG_CACHE_HOME=os.path.join(work, "warm"))
+    env.pop("SKILLTUI_NO_CACHE", None)
+
+    def timed(argv, environ) -> tuple[float, bytes]:
+        t0 = time.perf_counter()
+        out = subprocess.run(argv, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
+        return time.perf_counter() - t0, out
+
+    timed(cmd, env)  # primes the warm cache and the page cache
+    times: dict[str, list[float]] = {k: [] for k in ("floor", "cold", "warm", "no-cache")}
+    answers: dict[str, bytes] = {}
+    for i in range(runs):
+        cold_env = dict(env, XDG_CACHE_HOME=os.path.join(work, f"cold{i}"))
+        for key, argv, environ in (("floor", [sys.executable, __file__, "--floor", spec_file], env), ("cold", cmd, cold_env),
+                                   ("warm", cmd, env), ("no-cache", [*cmd, "--no-cache"], env)):
+            seconds, out = timed(argv, environ)
+            times[key].append(seconds)
+            if key != "floor":
+                answers[key] = out
+    shutil.rmtree(work, ignore_errors=True)
+    f, c, w, n = (statistics.median(times[k]) * 1000 for k in ("floor", "cold", "warm", "no-cache"))
+    same = len(set(answers.values())) == 1
+    print(f"(f) `skilltui list --json` as a process ({len(spec['roots'])} skills roots, floor process {f:.0f} ms):")
+    print(f"    cold, empty cache {c:.0f} ms = {c / f:.2f}x   target <= 2.5x: {verdict(c / f <= 2.5)}")
+    print(f"    warm, unchanged tree {w:.0f} ms = {w / f:.2f}x   target <= 1.5x: {verdict(w / f <= 1.5)}")
+    print(f"    --no-cache {n:.0f} ms = {n / f:.2f}x;  cold, warm and --no-cache answers byte-identical: {same}")
+
+
 def child(kind: str, root: str) -> None:
     opts = options(root)
     if kind == "discover":
@@ -395,9 +449,13 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated tree")
     ap.add_argument("--corpus", default=CORPUS)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--floor", help=argparse.SUPPRESS)
+    ap.add_argument("--only-cli", action="store_true", help="only (a) and (f): discovery and the command line")
     a = ap.parse_args()
     if a.child:
         return child(*a.child)
+    if a.floor:
+        return floor_process(a.floor)
 
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
     try:
@@ -418,6 +476,9 @@ def main() -> None:
               f"(generated in {time.perf_counter() - t0:.0f} s); medians of {a.runs} runs, warm page cache")
         opts = options(root)
         catalog = bench_discovery(opts, a.runs)
+        bench_processes(root, catalog, a.runs)
+        if a.only_cli:
+            return
         bench_tui(opts, a.runs, previews)
         bench_listing(catalog)
         bench_preview_engine(catalog, previews, a.runs)

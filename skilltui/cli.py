@@ -62,6 +62,8 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
     parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
     parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not use or store answers in the cache (also SKILLTUI_NO_CACHE=1)", **d)
 
 
 def _json_options(p: argparse.ArgumentParser, group: argparse._MutuallyExclusiveGroup | None = None) -> None:
@@ -196,8 +198,8 @@ def options_from(args: argparse.Namespace, runtime: str | None = None) -> Option
                    omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
 
 
-def _emit_json(data: object, args: argparse.Namespace) -> None:
-    """JSON on stdout: indented for a terminal or --pretty; otherwise compact, through the C encoder (much faster)."""
+def _json_text(data: object, args: argparse.Namespace) -> str:
+    """JSON text: indented for a terminal or --pretty; otherwise compact, through the C encoder (much faster)."""
     pretty = getattr(args, "pretty", False) or sys.stdout.isatty()
     indent, separators = (2, None) if pretty else (None, (",", ":"))
     text = json.dumps(data, ensure_ascii=False, indent=indent, separators=separators)
@@ -205,7 +207,24 @@ def _emit_json(data: object, args: argparse.Namespace) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, stay valid JSON
         text = json.dumps(data, ensure_ascii=True, indent=indent, separators=separators)
-    sys.stdout.write(text + "\n")
+    return text + "\n"
+
+
+def _emit_json(data: object, args: argparse.Namespace) -> None:
+    sys.stdout.write(_json_text(data, args))
+
+
+def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options], str]) -> str:
+    """compute(opts), or the answer stored by an earlier run on the same, unchanged tree (skilltui/cache.py)."""
+    from dataclasses import replace
+
+    from skilltui import cache
+
+    if args.no_cache or args.demo:
+        return compute(opts)
+    parts = [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
+             repr(replace(opts, env={}))]
+    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
@@ -233,14 +252,20 @@ def _find_skill(catalog: Catalog, name: str) -> Skill:
 
 
 # ---------------------------------------------------------------- commands
+def _discover(opts: Options) -> Catalog:
+    from skilltui.runtimes import discover  # imported only when there is discovering to do (a cached answer has none)
+
+    return discover(opts)
+
+
 def cmd_list(args, opts) -> int:
+    if args.json:
+        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_discover(o).to_json(include_all=args.all), args)))
+        return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe
 
     catalog = discover(opts)
-    if args.json:
-        _emit_json(catalog.to_json(include_all=args.all), args)
-        return EXIT_OK
     skills = catalog.skills if args.all else catalog.listed()
     print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
     for s in skills:
@@ -473,6 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
+    args.no_cache = getattr(args, "no_cache", False)
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):
         parser.error("--runtime all is accepted by show and doctor only")

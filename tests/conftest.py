@@ -48,3 +48,15 @@ def corpus_tree(shared_dir: Path, tmp_path_factory) -> Path:
                 path.unlink()
                 path.symlink_to(link["target"])
     return dest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_answer_cache(tmp_path_factory):
+    """Command-line runs in tests store cached answers in a temporary folder, never in the user's ~/.cache."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old

@@ -26,7 +26,8 @@ def _tree(name: str, tmp_path: Path) -> tuple[Path, dict]:
     tree = tmp_path / "tree"
     shutil.copytree(CASES / name, tree, ignore=shutil.ignore_patterns("case.json", "recorded.json"))
     if case["git"]:
-        (tree / case["git"] / ".git").mkdir()  # discovery needs only the entry; ignore rules come from .gitignore
+        (tree / case["git"] / ".git" / "info").mkdir(parents=True)  # discovery needs only the entry
+        (tree / case["git"] / ".git" / "info" / "exclude").write_text("".join(f"{x}\n" for x in case.get("exclude", [])))
     return tree, case
 
 

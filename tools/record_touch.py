@@ -25,6 +25,9 @@ def record(case_dir: Path) -> None:
         shutil.copytree(case_dir, tree, symlinks=True, ignore=shutil.ignore_patterns("case.json", "recorded.json"))
         if case.get("git"):
             subprocess.run(["git", "init", "-q", str(tree / case["git"])], check=True)
+            for line in case.get("exclude", []):  # .git/info/exclude, which a fixture cannot carry itself
+                with open(tree / case["git"] / ".git" / "info" / "exclude", "a") as f:
+                    f.write(line + "\n")
         cmd = [sys.executable, str(HERE / "oracle_session.py"), "--home", str(tree / "home"),
                "--cwd", str(tree / case["cwd"]), "--placeholder"]
         if case.get("budget") is not None:

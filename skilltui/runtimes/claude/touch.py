@@ -6,9 +6,12 @@ Observed with the real tool (tools/oracle_session.py; recordings in tests/fixtur
   `lower.md`); a `!pattern` matches nothing; pieces after a comma keep their leading space; `./x` and `../x` match
   nothing. A skill is added once.
 - The same touch loads every `.claude/skills` folder between the file's folder and the cwd (cwd excluded) that is not
-  git-ignored, deepest first. Their skills are listed at once (`paths` is ignored there; a hidden skill is not). A
-  name already listed becomes `R:name` "scoped to R/"; a name found in more than one such folder becomes `R:name` in
-  each, still "from R/..."; a relabelled entry is sent again.
+  git-ignored (.gitignore files and .git/info/exclude), deepest first. Their skills are listed at once (`paths` is
+  ignored there). A name already listed (shipped entries and activated conditional skills included) becomes `R:name`
+  "scoped to R/"; a name found in more than one such folder becomes `R:name` in each, still "from R/..."; labels are
+  checked again after every touch, and a relabelled entry is sent again.
+- Later entries follow §7.1 like the first listing: a hidden skill or one that skillOverrides switches off is neither
+  announced nor listed (nor takes its name), `name-only` gives the bare row; the label is the entry's name.
 - Each newly loaded folder is announced in its own block, its skills in the folder's directory order; then one
   "The following skills are available" block holds the new and relabelled entries sorted by name, under the same
   budget rule as the first listing (§8.4), applied to that block alone.
@@ -27,7 +30,7 @@ import pathspec
 from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
-from skilltui.runtimes.claude.discovery import load_skills_root, split_paths
+from skilltui.runtimes.claude.discovery import OVERRIDE_RANK, load_skills_root, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
 from skilltui.text import collation_key
 
@@ -184,6 +187,16 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
     cwd = catalog.cwd
     settings = catalog.settings
+    overrides = settings.merged_map("skillOverrides")
+
+    def offered(s: Skill) -> Skill | None:
+        """The entry as it is listed, or None when §7.1 keeps it out (hidden, or switched off by skillOverrides)."""
+        override = overrides.get(s.name) if overrides.get(s.name) in OVERRIDE_RANK else None
+        if s.status not in (LISTED, CONDITIONAL) or s.extra.get("disable_model_invocation") or override in (
+                "off", "user-invocable-only"):
+            return None
+        return replace(s, status=LISTED, label=s.label or s.name, override=override)
+
     listed = {s.name for s in catalog.skills if s.status == LISTED}
     pending = [s for s in catalog.skills if s.status == CONDITIONAL and s.source not in ("plugin", "plugin-command")]
     pending_patterns = {id(s): patterns_of(s) for s in pending}
@@ -214,9 +227,10 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
                 continue
             activated.add(id(s))
             step.matches.append(Match(s.name, pattern, step.rel or ""))
-            if not s.extra.get("disable_model_invocation"):
-                new_entries.append(replace(s, status=LISTED, label=s.label or s.name))
-            listed.add(s.name)
+            entry = offered(s)
+            if entry is not None:
+                new_entries.append(entry)
+                listed.add(s.name)
 
         # Nested .claude/skills folders (§2.3), deepest first
         fresh: list[str] = []
@@ -232,28 +246,29 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
                 else:
                     skills, diags = load_skills_root(root, "project", settings, keep_order=True)
                     diagnostics += diags
-                    shown = [s for s in skills if s.status == LISTED and not s.extra.get("disable_model_invocation")]
+                    shown = [e for e in map(offered, skills) if e is not None]
                     loaded[folder_rel] = shown
                     fresh.append(folder_rel)
                     step.folders.append(Folder(folder_rel, True, "loaded: a file under it was touched", shown))
             d = os.path.dirname(d)
 
+        # Labels of every loaded nested entry, against the names listed now: a changed label is sent again
+        counts: dict[str, int] = {}
+        for skills in loaded.values():
+            for s in skills:
+                counts[s.name] = counts.get(s.name, 0) + 1
+        for folder_rel in sorted(loaded, key=collation_key):
+            for s in loaded[folder_rel]:
+                scoped = s.name in listed
+                label = f"{folder_rel}:{s.name}" if scoped or counts[s.name] > 1 else s.name
+                key = (folder_rel, s.name)
+                if sent.get(key) == label:
+                    continue
+                sent[key] = label
+                suffix = (SCOPED_SUFFIX.format(folder=folder_rel, name=s.name) if scoped
+                          else FROM_SUFFIX.format(folder=folder_rel))
+                new_entries.append(replace(s, label=label, scoped_suffix=suffix))
         if fresh:
-            counts: dict[str, int] = {}
-            for skills in loaded.values():
-                for s in skills:
-                    counts[s.name] = counts.get(s.name, 0) + 1
-            for folder_rel in sorted(loaded, key=collation_key):
-                for s in loaded[folder_rel]:
-                    scoped = s.name in listed
-                    label = f"{folder_rel}:{s.name}" if scoped or counts[s.name] > 1 else s.name
-                    key = (folder_rel, s.name)
-                    if sent.get(key) == label:
-                        continue
-                    sent[key] = label
-                    suffix = (SCOPED_SUFFIX.format(folder=folder_rel, name=s.name) if scoped
-                              else FROM_SUFFIX.format(folder=folder_rel))
-                    new_entries.append(replace(s, label=label, scoped_suffix=suffix))
             for folder_rel in fresh:
                 labels = [sent[(folder_rel, s.name)] for s in loaded[folder_rel]]
                 if labels:

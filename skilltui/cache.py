@@ -1,0 +1,273 @@
+"""A persistent answer cache for command-line runs on an unchanged tree (`list --json` run again).
+
+The answer is stored with every observation discovery made: each path it stat-ed, listed, opened or found
+missing, with its (device, inode, size, mtime_ns, ctime_ns, mode), and each environment variable it read. A stored
+answer is used only when every observation is the same again, so a new SKILL.md, an edited settings file or a
+changed variable always recomputes. File times are coarse (a few milliseconds), so a path that changed within a
+second of the recording is also stored with a hash of its content (files) or names (folders), checked too.
+
+Observations are taken by wrapping `os` and `open` for the duration of one discovery: one place, not a call in
+every runtime's code, so no runtime can forget to report a path. Only the command line uses it (one thread).
+
+Stored in `$XDG_CACHE_HOME/skilltui` (else `~/.cache/skilltui`), a folder of mode 0700 owned by the user, each
+entry written atomically with mode 0600. `--no-cache` or `SKILLTUI_NO_CACHE=1` turn it off; a cache that cannot
+be read or written is ignored without a word.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import io
+import json
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = 1
+RACY_NS = 1_000_000_000  # a change this close to the recording may not have moved the file times
+MAX_ENTRIES = 64
+MAX_ANSWER = 64 << 20
+MAX_HASHED = 4 << 20  # a racy file larger than this is not cached
+
+Signature = tuple[int, int, int, int, int, int] | None  # (dev, ino, size, mtime_ns, ctime_ns, mode); None: missing
+# The real functions, for the cache's own looks while `recording` wraps them.
+_stat, _listdir, _open, _readlink = os.stat, os.listdir, os.open, os.readlink
+
+
+def _signature(path: str, kind: str, st: os.stat_result | None = None) -> Signature:
+    """What a look of this kind saw: "list" (a folder's entries), "stat" or "lstat". A stat of a folder depends on
+    what the folder is, not on what it holds (its times move whenever anything in it changes, and every ancestor
+    of a path is looked at by realpath), so only its identity and type are kept."""
+    if st is None:
+        try:
+            st = _stat(path, follow_symlinks=kind != "lstat")
+        except (OSError, ValueError):
+            return None
+    if kind != "list" and stat.S_ISDIR(st.st_mode):
+        return (st.st_dev, st.st_ino, 0, 0, 0, st.st_mode)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
+def _content_hash(path: str, sig: Signature) -> str | None:
+    """What a racy path holds: a file's bytes or a folder's names. None when it cannot be taken cheaply."""
+    if sig is None:
+        return ""
+    mode = sig[5]
+    try:
+        if stat.S_ISDIR(mode):
+            return hashlib.sha256("\0".join(sorted(_listdir(path))).encode("utf-8", "surrogateescape")).hexdigest()
+        if stat.S_ISREG(mode) and sig[2] <= MAX_HASHED:
+            fd = _open(path, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                return hashlib.sha256(os.read(fd, MAX_HASHED + 1)).hexdigest()
+            finally:
+                os.close(fd)
+        if stat.S_ISLNK(mode):
+            return hashlib.sha256(os.fsencode(_readlink(path))).hexdigest()
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+class RecordingEnv(dict[str, str]):
+    """The environment, noting every variable looked up (present or not)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        super().__init__(env)
+        self.seen: dict[str, str | None] = {}
+
+    def __getitem__(self, key: str) -> str:
+        self.seen[key] = dict.get(self, key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.seen[key] = dict.get(self, key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.seen[key] = dict.get(self, key)
+        return dict.__contains__(self, key)
+
+
+@dataclass
+class Recording:
+    paths: dict[tuple[str, str], Signature] = field(default_factory=dict)  # (path, kind) -> what was seen first
+    env: RecordingEnv | None = None
+    started_ns: int = field(default_factory=time.time_ns)
+
+    def note(self, path: Any, kind: str = "stat", st: os.stat_result | None = None, missing: bool = False) -> None:
+        """Note a look at `path`; `st` is what a stat call itself returned, `missing` that it failed."""
+        if type(path) is str and path[:1] == "/":
+            p = path  # discovery joins absolute paths: the common case skips normalising (~2 µs a call)
+        elif isinstance(path, int):  # a file descriptor: its path was noted when it was opened
+            return
+        else:
+            try:
+                p = os.path.abspath(os.fsdecode(path))
+            except (TypeError, ValueError):
+                return
+        key = (p, kind)
+        if key not in self.paths:
+            self.paths[key] = None if missing else _signature(p, kind, st)
+
+
+@contextlib.contextmanager
+def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
+    """Note every path touched through `os` and `open` (and every variable read from the returned `rec.env`)."""
+    rec = Recording(env=RecordingEnv(env) if env is not None else None)
+    saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
+    saved_open = builtins.open
+
+    def wrap(name: str, kind: str) -> Callable[..., Any]:
+        real = saved[name]
+
+        def wrapper(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("dir_fd") is None:
+                rec.note(path, "lstat" if kwargs.get("follow_symlinks", True) is False else kind)
+            return real(path, *args, **kwargs)
+
+        return wrapper
+
+    def wrap_stat(name: str, kind: str) -> Callable[..., Any]:
+        real = saved[name]  # a stat's own result is what is noted: no second look
+
+        def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("dir_fd") is not None or isinstance(path, int):
+                return real(path, *args, **kwargs)
+            how = "lstat" if kwargs.get("follow_symlinks", True) is False else kind
+            try:
+                st = real(path, *args, **kwargs)
+            except (OSError, ValueError):
+                rec.note(path, how, missing=True)
+                raise
+            rec.note(path, how, st)
+            return st
+
+        return wrapper
+
+    def opener(file: Any, *args: Any, **kwargs: Any) -> Any:
+        rec.note(file)
+        return saved_open(file, *args, **kwargs)
+
+    try:
+        os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")  # type: ignore[assignment]
+        os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")  # type: ignore[assignment]
+        os.open, os.access, os.readlink = wrap("open", "stat"), wrap("access", "stat"), wrap("readlink", "lstat")  # type: ignore[assignment]
+        builtins.open = io.open = opener  # type: ignore[assignment]
+        yield rec
+    finally:
+        for name, real in saved.items():
+            setattr(os, name, real)
+        builtins.open = io.open = saved_open  # type: ignore[assignment]
+
+
+def cache_dir(env: Mapping[str, str]) -> str:
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "skilltui")
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    return env.get("SKILLTUI_NO_CACHE", "") in ("", "0")
+
+
+def key_of(parts: object) -> str:
+    return hashlib.sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+
+class Store:
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def _private_folder(self) -> bool:
+        """The folder exists (made here if need be), is ours, and only we can enter it."""
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            st = os.lstat(self.folder)
+        except OSError:
+            return False
+        return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+    def get(self, key: str, env: Mapping[str, str]) -> str | None:
+        """The stored answer, if every observation it was stored with still holds. An entry is one line of JSON
+        (the observations) and then the answer as it was written, so the answer is not decoded twice."""
+        try:
+            fd = os.open(os.path.join(self.folder, key), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > 2 * MAX_ANSWER:
+                    return None
+                data = os.read(fd, st.st_size + 1)
+            finally:
+                os.close(fd)
+            head, _, answer = data.partition(b"\n")
+            entry = json.loads(head)
+            if entry.get("format") != FORMAT:
+                return None
+            for name, value in entry["env"].items():
+                if env.get(name) != value:
+                    return None
+            for path, kind, sig, digest in entry["paths"]:
+                now = _signature(path, kind)
+                if (list(now) if now is not None else None) != sig:
+                    return None
+                if digest is not None and _content_hash(path, now) != digest:
+                    return None
+            return answer.decode("utf-8", "surrogateescape")
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, rec: Recording, answer: str) -> None:
+        """Store the answer with its observations; silently nothing when it cannot be stored safely."""
+        if len(answer) > MAX_ANSWER or not self._private_folder():
+            return
+        racy_from = rec.started_ns - RACY_NS
+        paths = [[path, kind, sig, None] for (path, kind), sig in rec.paths.items()]
+        for item in paths:
+            sig = item[2]
+            if sig is not None and (sig[3] >= racy_from or sig[4] >= racy_from):
+                item[3] = _content_hash(item[0], sig)
+                if item[3] is None:
+                    return  # changed just now and cannot be pinned down: do not store
+        entry = {"format": FORMAT, "env": rec.env.seen if rec.env is not None else {}, "paths": paths}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".entry-", dir=self.folder)  # mode 0600
+            with os.fdopen(fd, "wb") as f:
+                f.write(json.dumps(entry, ensure_ascii=True).encode() + b"\n")
+                f.write(answer.encode("utf-8", "surrogateescape"))
+            os.replace(tmp, os.path.join(self.folder, key))
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)
+            return
+        self._trim()
+
+    def _trim(self) -> None:
+        try:
+            entries = [e for e in os.scandir(self.folder) if not e.name.startswith(".")]
+            if len(entries) > MAX_ENTRIES:
+                entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns)
+                for e in entries[: len(entries) - MAX_ENTRIES]:
+                    os.unlink(e.path)
+        except OSError:
+            pass
+
+
+def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapping[str, str]], str]) -> str:
+    """`compute(env)` or its stored answer for the same `parts` on an unchanged tree and environment."""
+    if not enabled(env):
+        return compute(env)
+    store, key = Store(cache_dir(env)), key_of(parts)
+    hit = store.get(key, env)
+    if hit is not None:
+        return hit
+    with recording(env) as rec:
+        answer = compute(rec.env if rec.env is not None else env)
+    store.put(key, rec, answer)
+    return answer
