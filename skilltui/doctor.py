@@ -83,7 +83,8 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                     _guard(found, "the plugin consistency check", p.root,
                            lambda root=p.root: delivery.check_plugin(root, capability_guide=guide))
         for s in catalog.skills:
-            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN):
+            # shipped entries (Codex's system skills before Codex writes them) have no file to check
+            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN) and not s.extra.get("shipped"):
                 skill_dirs.setdefault(s.skill_dir, None)
     for d in skill_dirs:
         _guard(found, "the Agent Skills conformance check", d, conformance.check, d)

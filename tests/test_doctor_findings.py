@@ -158,3 +158,11 @@ def test_twin_findings_name_codex(tmp_path, pin):
     t.registry("foo")
     errors = [d.code for d in t.run() if d.severity == "error"]
     assert errors == ([] if pin == "1.2.0" else ["codex-twin-version-mismatch"])
+
+
+def test_shipped_entries_without_files_are_not_checked_as_folders(tmp_path):
+    """Codex's system skills are listed before Codex writes them: no 'Path does not exist' for them."""
+    (tmp_path / "proj").mkdir()
+    opts = Options(cwd=str(tmp_path / "proj"), home=str(tmp_path / "home"), managed_dir=str(tmp_path / "m"),
+                   env={"HOME": str(tmp_path / "home")}, runtime="codex")
+    assert not [d for d in doctor.run(opts, ("codex",)) if d.code == "spec-missing-skill-md"]
