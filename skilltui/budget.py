@@ -4,10 +4,47 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from skilltui.model import Catalog, Options
 from skilltui.runtimes.claude import listing
 from skilltui.text import safe
+
+DEFAULT_MODEL = "claude-opus-5-5"  # what Claude Code 2.1.332 runs for an API-key session with nothing set (§8.0)
+ModelSource = Literal["flag", "env", "settings", "default", "context-window"]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model the simulation runs and why (spec/claude-code.md §8.0)."""
+
+    model: str | None  # None when the caller chose a context window instead of a model
+    source: ModelSource
+    why: str  # one line for people
+    assumed: str | None = None  # what the simulation assumes because no file shows it
+
+    def to_json(self) -> dict:
+        return {"model": self.model, "model_source": self.source, "model_why": self.why, "assumed": self.assumed}
+
+
+def default_model(catalog: Catalog, opts: Options, flag: str | None = None) -> ModelChoice:
+    """The model Claude Code would run for this user: `--model`, else ANTHROPIC_MODEL, else the merged settings'
+    `model`, else Claude Code's default. The default and `[1m]` windows also depend on the account, which no file
+    shows: that is said in `assumed`, never silently."""
+    one_m = "a [1m] window depends on the account; it is taken as offered"
+    if flag and flag.strip():
+        return ModelChoice(flag, "flag", f"{flag} — given with --model", one_m if "[1m]" in flag.lower() else None)
+    env = (opts.env.get("ANTHROPIC_MODEL") or "").strip()
+    if env:
+        return ModelChoice(env, "env", f"{env} — from ANTHROPIC_MODEL", one_m if "[1m]" in env.lower() else None)
+    for src in catalog.settings.sources if catalog.settings else ():  # highest precedence first
+        value = src.data.get("model")
+        if src.scope != "add-dir" and isinstance(value, str) and value.strip():
+            return ModelChoice(value, "settings", f"{value} — set as `model` in {src.path or '--settings'}",
+                               one_m if "[1m]" in value.lower() else None)
+    return ModelChoice(DEFAULT_MODEL, "default",
+                       f"{DEFAULT_MODEL} — Claude Code's default; set `model` in settings or pass --model to change",
+                       "Claude Code's default model for an API-key session; subscription plans may run another model")
 
 
 @dataclass
@@ -15,6 +52,7 @@ class BudgetView:
     catalog: Catalog
     params: listing.BudgetParams
     result: listing.Listing
+    model: ModelChoice | None = None  # None: a context window was chosen instead of a model
 
     @property
     def text(self) -> str:
@@ -24,6 +62,8 @@ class BudgetView:
         out = self.result.to_json(self.params)
         out["runtime"] = self.catalog.runtime
         out["simulation"] = f"simulated listing of Claude Code {self.result.prepared.version}"
+        choice = self.model or ModelChoice(None, "context-window", "a context window was given instead of a model")
+        out.update(choice.to_json())
         return out
 
     def human(self) -> str:
@@ -32,6 +72,8 @@ class BudgetView:
         lines = [
             f"Simulated skill listing of Claude Code {r.prepared.version}: budget {r.budget} columns "
             f"({p.source}: window {p.context_window} tokens × {p.chars_per_token:g} chars/token × {p.fraction:g})",
+            *([f"model: {safe(self.model.why)}"] if self.model else []),
+            *([f"assumed: {self.model.assumed}"] if self.model and self.model.assumed else []),
             f"listing uses {c.used:,} of {r.budget:,} columns: shipped {c.shipped:,}, full {c.full:,}, "
             f"name-only {c.name_only:,}; at full width {r.total_full:,}; "
             + ("over budget: some descriptions collapse to the bare name" if r.over_budget else "everything fits"),
@@ -75,10 +117,11 @@ def run(opts: Options, *, context_window=None, model=None, chars_per_token=None,
     catalog = catalog or discover(opts)
     if opts.runtime != "claude":
         return other_runtime(catalog, context_window=context_window, model=model)
-    params = params_for(catalog, opts, model=model, context_window=context_window, chars_per_token=chars_per_token,
-                        fraction=fraction, budget=budget)
+    choice = None if context_window is not None else default_model(catalog, opts, model)
+    params = params_for(catalog, opts, model=choice.model if choice else None, context_window=context_window,
+                        chars_per_token=chars_per_token, fraction=fraction, budget=budget)
     result = listing.simulate_prepared(prepared_for(catalog, usage_path, now), params.budget)
-    return BudgetView(catalog, params, result)
+    return BudgetView(catalog, params, result, choice)
 
 
 @dataclass
@@ -100,6 +143,9 @@ class PromptView:
 
     def human(self) -> str:
         head = f"Simulated prompt of {self.catalog.runtime} {self.catalog.runtime_version}"
+        summary = getattr(self.prompt, "summary", None)  # a runtime's own one-line account (size, no budget)
+        if summary is not None:
+            head += "\n" + summary()
         return head + "\n\n" + safe(self.text, keep_newlines=True)
 
 

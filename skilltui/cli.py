@@ -11,13 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from skilltui import __version__, units
+from skilltui.runtimes import REGISTRY
 
 if TYPE_CHECKING:
     from skilltui.model import Catalog, Options, Skill
     from skilltui.runtimes.claude.toggle import Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-RUNTIME_CHOICES = ("claude", "codex", "omp")
+RUNTIME_CHOICES = tuple(REGISTRY)
 NO_TERMINAL = ("skilltui: the TUI needs a terminal (stdin and stdout are not both one); "
                "for plain output use a command, e.g. `skilltui list` (see `skilltui --help`)")
 
@@ -105,11 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", choices=("user", "project", "local"))
     _json_options(p)
 
-    p = sub.add_parser("skill", parents=[common], help="set a per-skill override (skillOverrides)")
-    p.add_argument("action", choices=("set",))
+    p = sub.add_parser("skill", parents=[common],
+                       help="set a per-skill override (Claude Code skillOverrides: `set NAME VALUE`), or "
+                            "`enable|disable NAME` where the runtime has a per-skill switch (Gemini CLI skills.disabled)")
+    p.add_argument("action", choices=("set", "enable", "disable"))
     p.add_argument("name")
-    p.add_argument("value", choices=("on", "name-only", "user-invocable-only", "off"))
-    p.add_argument("--scope", choices=("user", "project", "local"))
+    p.add_argument("value", nargs="?", choices=("on", "name-only", "user-invocable-only", "off"))
+    p.add_argument("--scope", choices=("user", "project", "local", "workspace"))
     _json_options(p)
 
     p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
@@ -258,9 +261,18 @@ def _discover(opts: Options) -> Catalog:
     return discover(opts)
 
 
+def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict:
+    data = catalog.to_json(include_all=include_all)
+    if catalog.runtime == "claude":  # the model the listing is simulated for (spec/claude-code.md §8.0)
+        from skilltui.budget import default_model
+
+        data.update(default_model(catalog, opts).to_json())
+    return data
+
+
 def cmd_list(args, opts) -> int:
     if args.json:
-        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_discover(o).to_json(include_all=args.all), args)))
+        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args)))
         return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe
@@ -403,10 +415,39 @@ def cmd_plugin(args, opts) -> int:
     return _toggle(outcome, args, hint)
 
 
+def cmd_skill_switch(args, opts) -> int:
+    """`skill enable|disable NAME`: the runtime's own per-skill switch, written through the settings writer."""
+    from skilltui.runtimes import discover, get
+    from skilltui.text import safe
+
+    runtime = get(opts.runtime)
+    plan = getattr(runtime, "plan_skill_toggle", None)
+    if plan is None:
+        raise CliError(f"{runtime.label} has no per-skill enable/disable (try --runtime gemini; for Claude Code use "
+                       "`skill set NAME on|off`)")
+    result = runtime.apply_skill_toggle(plan(discover(opts), args.action, args.name, args.scope))
+    if args.json:
+        _emit_json(result.to_json(), args)
+    else:
+        print(safe(result.message), file=sys.stdout if result.ok else sys.stderr)
+        for edit in result.edits:
+            print(f"{safe(edit.path)}: skills.disabled {safe(json.dumps(edit.old, ensure_ascii=False))} -> "
+                  f"{safe(json.dumps(edit.new, ensure_ascii=False))}")
+    for w in result.warnings:
+        print(f"warning: {safe(w)}", file=sys.stderr)
+    return EXIT_OK if result.ok else EXIT_FAIL
+
+
 def cmd_skill(args, opts) -> int:
     from skilltui.runtimes import discover
     from skilltui.runtimes.claude import toggle
 
+    if args.action in ("enable", "disable"):
+        return cmd_skill_switch(args, opts)
+    if args.value is None:
+        raise CliError("skill set NAME VALUE: give a value (on, name-only, user-invocable-only, off)")
+    if args.scope == "workspace":
+        raise CliError("--scope workspace is a Gemini CLI scope; Claude Code's are user, project and local")
     opts.runtime = "claude"
     catalog = discover(opts)
     outcome = toggle.plan_override(catalog, args.name, args.value, args.scope)

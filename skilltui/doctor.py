@@ -11,7 +11,7 @@ from collections.abc import Callable
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
-from skilltui.runtimes import discover
+from skilltui.runtimes import discover, get
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -50,7 +50,8 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     r = view.result
     return [Diagnostic(
         "warning", "claude-listing-over-budget", None,
-        f"the listing is {r.total_full} columns, over the {r.budget}-column budget of the default window; "
+        f"the listing is {r.total_full} columns, over the {r.budget}-column budget of "
+        f"{view.model.why if view.model else 'the default window'}; "
         f"{len(lost)} entries are listed by name only: {', '.join(lost[:20])}{' …' if len(lost) > 20 else ''}",
         fix="Turn skills off with `skilltui skill set NAME off`, disable unused plugins, or raise skillListingBudgetFraction",
         runtime="claude")]
@@ -75,6 +76,9 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
         _guard(found, "the link check", None, link_findings, catalog)
+        explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
+        if explain is not None:
+            _guard(found, f"the {runtime} checks", None, explain, catalog)
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
             for p in catalog.plugins:

@@ -250,7 +250,8 @@ def line_fallback(block: str) -> dict[str, str]:
 # ---------------------------------------------------------------- Claude Code 2.1.332 (spec/claude-code.md §5.1)
 _CLAUDE_OPEN = re.compile(r"\s*\n")  # after the opening `---`
 _CLAUDE_CLOSE_WS = re.compile(r"\s*")
-_RETRY_LINE = re.compile(r"^([A-Za-z_-]+):[ \t]+(.+)$")
+# JavaScript's `.` stops at CR, U+2028 and U+2029: a CR-terminated (CRLF) line is never quoted by the retry.
+_RETRY_LINE = re.compile("^([A-Za-z_-]+):[ \\t]+([^\\r\\n\\u2028\\u2029]+)$")
 _RETRY_CHARS = frozenset("{}[]*&#!|>%@`")
 
 
@@ -312,24 +313,23 @@ def parse_claude(text: str, file: tuple[str, int] | None = None) -> Frontmatter:
     block = text[block_start:close]
     block_line = text.count("\n", 0, block_start)  # 0-based file line where the block starts
     data, status, error, error_line = {}, "ok", None, None
-    if "\r" in block:
-        # Observed: Bun's YAML parser rejects CRLF blocks and the retry does not repair them.
-        status, error, error_line = "invalid", "CRLF line endings in the frontmatter block", block_line + 1
-    else:
+    # CRLF (and stray CR) blocks parse like LF ones (observed); only the retry skips CR-terminated lines.
+    try:
+        value = load_yaml12(block, defuse=True)  # Bun keeps aliases as shared references
+    except YamlError as first:
         try:
-            value = load_yaml12(block, defuse=True)  # Bun keeps aliases as shared references
-        except YamlError as first:
-            try:
-                value = load_yaml12(_claude_retry_block(block))
-                status, error = "retried", str(first)
-                error_line = block_line + first.line + 1 if first.line is not None else None
-            except YamlError as exc:
-                value, status, error = None, "invalid", str(exc)
-                error_line = block_line + exc.line + 1 if exc.line is not None else block_line + 1
-        if isinstance(value, dict):
-            data = value
-        elif value is not None:
-            status = "not-mapping"
+            value = load_yaml12(_claude_retry_block(block))
+            status, error = "retried", str(first)
+            error_line = block_line + first.line + 1 if first.line is not None else None
+        except YamlError as exc:
+            value, status, error = None, "invalid", str(exc)
+            if "\r" in block:
+                error += "; lines ending in CR (CRLF files) are not repaired by Claude Code's quoting retry"
+            error_line = block_line + exc.line + 1 if exc.line is not None else block_line + 1
+    if isinstance(value, dict):
+        data = value
+    elif value is not None:
+        status = "not-mapping"
     body_line = text.count("\n", 0, body_start) + 1
     early_close = close > 0 and text[close - 1] != "\n"
     if file is None:

@@ -216,8 +216,9 @@ def _no_constants(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse(data: bytes, fail) -> tuple[bytes, str | None, dict | None]:
-    """(BOM or b"", text without BOM or None when empty, parsed object or None when empty)."""
+def _parse(data: bytes, fail, comments: bool = False) -> tuple[bytes, str | None, dict | None]:
+    """(BOM or b"", text without BOM or None when empty, parsed object or None when empty). `comments`: the file may
+    hold `//` and `/* */` comments (nothing else is relaxed: a trailing comma is still refused)."""
     bom = BOM if data.startswith(BOM) else b""
     try:
         text = data[len(bom) :].decode("utf-8")
@@ -225,7 +226,7 @@ def _parse(data: bytes, fail) -> tuple[bytes, str | None, dict | None]:
         fail("not valid JSON (not UTF-8 text)")
     if not _WS.fullmatch(text):
         try:
-            obj = json.loads(text, parse_constant=_no_constants)
+            obj = json.loads(mask_comments(text) if comments else text, parse_constant=_no_constants)
         except json.JSONDecodeError as e:
             fail(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})")
         except (ValueError, RecursionError) as e:
@@ -243,20 +244,65 @@ def _failer(name: str, verb: str, context: str = ""):
     return fail
 
 
-def read_json_object(path: str | os.PathLike) -> dict | None:
+def read_json_object(path: str | os.PathLike, comments: bool = False) -> dict | None:
     """The settings object in `path`; None when the file is missing or empty. Raises SettingsWriteError when it cannot
     be read, is not valid JSON or not an object."""
     fail = _failer(os.fspath(path), "read")
     snap = _read(os.path.realpath(path), fail)
-    return None if snap.data is None else _parse(snap.data, fail)[2]
+    return None if snap.data is None else _parse(snap.data, fail, comments)[2]
 
 
 # ---------------------------------------------------------------- preview / write
 
 
-def _compute(name: str, target: str, snap: _Snapshot, keys, value, fail) -> tuple[bytes, Change]:
-    bom, text, _ = _parse(snap.data, fail) if snap.data is not None else (b"", None, None)
-    new_text, old_line, new_line = _apply(text if text is not None else "{}\n", keys, value, fail)
+def mask_comments(text: str) -> str:
+    """`//` and `/* */` comments outside strings replaced by spaces (line breaks kept): same length, same offsets, so
+    JSON-with-comments files (Gemini CLI's settings) parse and are edited as plain JSON, then spliced back."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if text.startswith("//", i):
+            end = min((k for k in (text.find("\n", i), text.find("\r", i)) if k >= 0), default=n)
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            end = n if close < 0 else close + 2
+        else:
+            i += 1
+            continue
+        for j in range(i, end):
+            if text[j] not in "\r\n":
+                out[j] = " "
+        i = end
+    return "".join(out)
+
+
+def _splice(original: str, masked: str, new_masked: str) -> str:
+    """The one contiguous edit between `masked` and `new_masked`, applied to `original` (whose comments `masked`
+    blanked): every byte outside the edited value, comments included, stays."""
+    p = 0
+    limit = min(len(masked), len(new_masked))
+    while p < limit and masked[p] == new_masked[p]:
+        p += 1
+    q = 0
+    while q < limit - p and masked[len(masked) - 1 - q] == new_masked[len(new_masked) - 1 - q]:
+        q += 1
+    return original[:p] + new_masked[p : len(new_masked) - q] + original[len(original) - q :]
+
+
+def _compute(name: str, target: str, snap: _Snapshot, keys, value, fail, comments: bool = False) -> tuple[bytes, Change]:
+    bom, text, _ = _parse(snap.data, fail, comments) if snap.data is not None else (b"", None, None)
+    if comments and text is not None:
+        masked = mask_comments(text)
+        new_masked, old_line, new_line = _apply(masked, keys, value, fail)
+        new_text = _splice(text, masked, new_masked)
+    else:
+        new_text, old_line, new_line = _apply(text if text is not None else "{}\n", keys, value, fail)
     new = bom + new_text.encode("utf-8")
     return new, Change(name, target, old_line, new_line, snap.data is None, new != snap.data)
 
@@ -284,25 +330,25 @@ def _check_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
     return keys
 
 
-def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any) -> Change:
+def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False) -> Change:
     """The change set_member() would make, without writing. Raises the same refusals."""
     name, target = os.fspath(path), os.path.realpath(path)
     fail = _failer(name, "write")
     snap = _read(target, fail)
-    change = _compute(name, target, snap, _check_keys(keys), value, fail)[1]
+    change = _compute(name, target, snap, _check_keys(keys), value, fail, comments)[1]
     if change.changed:
         _check_writable(target, snap, fail)
     return change
 
 
-def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any) -> Change:
+def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False) -> Change:
     """Set the member at `keys` (depth 1 or 2 in practice) to `value`, changing only that value's text, atomically.
     Raises SettingsWriteError (one line naming the file; nothing written) when it must refuse."""
     name, target = os.fspath(path), os.path.realpath(path)  # through symbolic links: write the real file
     keys = _check_keys(keys)
     fail = _failer(name, "write")
     snap = _read(target, fail)
-    new, change = _compute(name, target, snap, keys, value, fail)
+    new, change = _compute(name, target, snap, keys, value, fail, comments)
     if not change.changed:
         return change
     _check_writable(target, snap, fail)
@@ -327,7 +373,7 @@ def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any) -> Ch
                 fail("it changed on disk again while being written")
             snap = now
             again = _failer(name, "write", "it changed on disk while being written, and now: ")
-            new, change = _compute(name, target, snap, keys, value, again)
+            new, change = _compute(name, target, snap, keys, value, again, comments)
             if not change.changed:  # the other writer already set it
                 _discard(fd, tmp)
                 return change

@@ -76,8 +76,10 @@ def strip_ansi(s: str) -> str:
 
 
 # §8.3 per-code-point widths. Zero comes first: default-ignorable characters such as U+3164 are also East-Asian Wide.
-_ZERO_SET = _uset("[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:]]")
-_WIDE_SET = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:]]").removeAll(_ZERO_SET)
+# Observed: Hangul vowel and final jamo (U+1160–U+11FF) are 0, so a decomposed syllable is as wide as a precomposed one;
+# the text-style Emoji_Modifier_Base characters (✌ ☝ ✍ ⛹ 🏋 🕴 🖐) are 2, other text-style pictographs (☺ ❤ ✔) 1.
+_ZERO_SET = _uset(r"[[:Cc:][:Cf:][:Mn:][:Me:][:Mc:][:Default_Ignorable_Code_Point:][:Zl:][:Zp:][\u1160-\u11ff]]")
+_WIDE_SET = _uset("[[:ea=W:][:ea=F:][:Emoji_Presentation:][:Emoji_Modifier_Base:]]").removeAll(_ZERO_SET)
 _ZERO_RE = re.compile(_re_class(_ZERO_SET))
 _WIDE_RE = re.compile(_re_class(_WIDE_SET))
 # Claude Code's correction: +1 for each Indic spacing vowel sign (Mc, named "... VOWEL SIGN ...", U+0900–U+0D7F).

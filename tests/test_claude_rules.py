@@ -538,14 +538,23 @@ def test_conditional_shadows_nothing(w):
 # ================================================================ §7.1 skillOverrides
 def test_skill_overrides_values(w):
     w.write({
-        f"{U}/{n}/SKILL.md": md(f"{n} text") for n in ("a-off", "b-name", "c-uio", "d-on", "e-none", "f-bogus")
+        f"{U}/{n}/SKILL.md": md(f"{n} text") for n in ("a-off", "b-name", "c-uio", "d-on", "e-none")
     } | {USER_SETTINGS: {"skillOverrides": {"a-off": "off", "b-name": "name-only", "c-uio": "user-invocable-only",
-                                             "d-on": "on", "f-bogus": "sometimes"}}})
-    assert w.rows() == ["- b-name", "- d-on: d-on text", "- e-none: e-none text", "- f-bogus: f-bogus text"]
+                                             "d-on": "on"}}})
+    assert w.rows() == ["- b-name", "- d-on: d-on text", "- e-none: e-none text"]
     rows = by_name(w.entries())
     assert rows["a-off"][0]["status"] == "disabled" and rows["c-uio"][0]["status"] == "disabled"
     entries = {e["name"]: e for e in w.json("budget", "--json", "--budget", "10")["entries"]}
     assert entries["b-name"]["state"] == "fixed"  # forced rows are never shortened further
+
+
+def test_skill_overrides_invalid_value_voids_the_file(w):
+    # Observed (tests/fixtures/claude/overrides-invalid): Claude Code skips the whole file, its other overrides too.
+    w.write({f"{U}/{n}/SKILL.md": md(f"{n} text") for n in ("a-off", "f-bogus")}
+            | {USER_SETTINGS: {"skillOverrides": {"a-off": "off", "f-bogus": "sometimes"}}})
+    assert w.rows() == ["- a-off: a-off text", "- f-bogus: f-bogus text"]
+    diag = next(d for d in w.json("doctor", "--json")["diagnostics"] if d["code"] == "settings-invalid-value")
+    assert "skillOverrides.f-bogus: Invalid value" in diag["message"]
 
 
 def test_skill_overrides_on_shipped_entries(w):
@@ -556,11 +565,12 @@ def test_skill_overrides_on_shipped_entries(w):
     assert w.entry("dataviz")["status"] == "disabled"
 
 
-def test_skill_overrides_most_restrictive_of_several_names(w):
+def test_skill_overrides_keyed_by_name_only(w):
+    # Observed (tests/fixtures/claude/overrides): a key equal to the display name does nothing.
     w.write({f"{U}/p/SKILL.md": md("p", name="q"), f"{U}/r/SKILL.md": md("r", name="s"), f"{U}/t/SKILL.md": md("t", name="v"),
              USER_SETTINGS: {"skillOverrides": {"p": "name-only", "q": "off", "r": "off", "s": "on", "t": "on", "v": "name-only"}}})
-    assert w.rows() == ["- t"]  # forced rows use the bare name, never the "(display)" label
-    assert w.entry("p")["status"] == "disabled" and w.entry("r")["status"] == "disabled"
+    assert w.rows() == ["- p", "- t (v): t"]  # a forced row uses the bare name, never the "(display)" label
+    assert w.entry("r")["status"] == "disabled"
 
 
 def test_skill_overrides_merged_per_key(w):

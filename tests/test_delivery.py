@@ -660,8 +660,9 @@ def test_plugin_hostile(plug, tmp_path):
     assert str(plug.p / "skills/fifo/SKILL.md") in unreadable
     assert str(plug.p / "skills/huge/SKILL.md") in unreadable
     assert str(plug.p / "skills/loop1") in unreadable
-    assert {d.path for d in diags if d.code == "plugin-frontmatter-invalid"} >= {
-        str(plug.p / "skills/yaml/SKILL.md"), str(plug.p / "skills/crlf/SKILL.md")}  # CRLF: claude-code.md §5.1
+    invalid = {d.path for d in diags if d.code == "plugin-frontmatter-invalid"}
+    assert str(plug.p / "skills/yaml/SKILL.md") in invalid
+    assert str(plug.p / "skills/crlf/SKILL.md") not in invalid  # CRLF parses: claude-code.md §5.1 (observed)
     assert one(diags, "plugin-hooks-invalid").path == plug.hooks
     assert one(diags, "plugin-mcp-config-invalid").path == str(plug.p / ".mcp.json")
     for d in diags:

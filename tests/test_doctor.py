@@ -33,9 +33,13 @@ def _plugin(root, name: str, manifest: dict, files: dict, enabled) -> None:
 def test_budget_pressure_names_the_entries_that_lose_their_description(tmp_path):
     build(tmp_path, {f"home/.claude/skills/s{i:02d}/SKILL.md": md("d" * 300) for i in range(12)})
     (tmp_path / "proj").mkdir()
-    found = [d for d in doctor.run(_opts(tmp_path), ("claude",)) if d.code == "claude-listing-over-budget"]
+    sonnet = {"ANTHROPIC_MODEL": "claude-sonnet-4-6"}  # the user's model decides the budget (spec §8.0)
+    found = [d for d in doctor.run(_opts(tmp_path, sonnet), ("claude",)) if d.code == "claude-listing-over-budget"]
     assert len(found) == 1 and found[0].severity == "warning" and found[0].fix
     assert "8000-column budget" in found[0].message and "s11" in found[0].message and "s00" not in found[0].message
+    assert "from ANTHROPIC_MODEL" in found[0].message
+    # With nothing set, Claude Code's default model (claude-opus-5-5, a 30000-column budget) has room for all twelve.
+    assert not [d for d in doctor.run(_opts(tmp_path), ("claude",)) if d.code == "claude-listing-over-budget"]
     roomy = doctor.run(_opts(tmp_path, {"SLASH_COMMAND_TOOL_CHAR_BUDGET": "50000"}), ("claude",))
     assert not [d for d in roomy if d.code == "claude-listing-over-budget"]
 

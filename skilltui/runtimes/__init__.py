@@ -40,11 +40,19 @@ class Runtime(Protocol):
         ...
 
 
+# Optional members a runtime may add; views look for them with getattr and never name the runtime:
+#   has_budget: bool                       False: the prompt is sent whole (the Budget screen says so)
+#   findings(catalog) -> [Diagnostic]      doctor findings from skilltui/checks/ that explain the catalog
+#   prompt_descriptions(catalog) -> {name: text}   each listed skill's description as the model receives it
+#   plan_skill_toggle(catalog, action, name, scope) / apply_skill_toggle(plan)   per-skill enable/disable
+
+
 # key -> package exposing RUNTIME; order is the order the TUI's runtime switcher and `--runtime all` use.
 REGISTRY: dict[str, str] = {
     "claude": "skilltui.runtimes.claude",
     "codex": "skilltui.runtimes.codex",
     "omp": "skilltui.runtimes.omp",
+    "gemini": "skilltui.runtimes.gemini",
 }
 RUNTIMES = REGISTRY  # older name, kept for callers that only iterate the keys
 

@@ -127,6 +127,8 @@ def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int
         elif catalog.runtime == "codex" and catalog.extra.get("prompt") is not None:
             for e in catalog.extra["prompt"].entries:
                 by_path[e.path] = e.description
+        elif getattr(get(catalog.runtime), "prompt_descriptions", None) is not None:
+            by_name.update({k: safe(v) for k, v in get(catalog.runtime).prompt_descriptions(catalog).items()})
         elif catalog.runtime == "omp":
             from skilltui.runtimes.omp import discovery as omp
 

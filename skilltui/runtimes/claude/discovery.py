@@ -27,7 +27,7 @@ from skilltui.model import (
 from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
-from skilltui.runtimes.claude.shipped import SHIPPED
+from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
 from skilltui.text import collation_key, utf16_len
 
 NAME = "claude"
@@ -80,11 +80,25 @@ def _display_ok(display: str) -> bool:
     return all(ch in "_:.-" or unicodedata.category(ch)[0] in "LMN" for ch in display)
 
 
-def label_for(skill: Skill, names: set[str]) -> str:
+def label_for(skill: Skill, names: set[str] | frozenset[str], first_with_display: dict[str, Skill] | None = None) -> str:
+    """§4.3: looking the display name up must find this entry: no entry (nor a command Claude Code ships) has it as
+    its name, and no entry earlier in the listing shows it (observed). Legacy commands never show it."""
     d = skill.display_name
-    if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names:
+    if skill.source == "legacy-command":
+        return skill.name
+    if d and d != skill.name and _display_ok(d) and not skill.name.endswith(":" + d) and d not in names \
+            and (first_with_display is None or first_with_display.get(d, skill) is skill):
         return f"{skill.name} ({d})"
     return skill.name
+
+
+def _plugin_display(s: Skill) -> str | None:
+    """A plugin item's display name: `<plugin>:<frontmatter name>`, not prefixed again when the name already carries
+    the prefix (`name: demo:check`, §4.3 observed)."""
+    if not s.display_name or s.extra.get("named_by_frontmatter"):
+        return s.display_name
+    prefix = s.name.split(":", 1)[0] + ":"  # the plugin's name as its items carry it
+    return s.display_name if s.display_name.startswith(prefix) else prefix + s.display_name
 
 
 # ---------------------------------------------------------------- frontmatter fields (§5.2, §5.3)
@@ -164,6 +178,17 @@ def when_to_use_of(data: dict) -> str | None:
     return js_string(wtu) if wtu is not None else None
 
 
+def model_invocation_disabled(value) -> bool:
+    """§5.2 `disable-model-invocation`, observed: true, and strings or numbers that read 1/true/yes/on once trimmed
+    (`1`, `1.0`, `' yes '`); not 2, -1, `y`, lists (`[true]`) or null."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float, str)):
+        text = value if isinstance(value, str) else js_string(value)
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    return False
+
+
 def first_body_line(body: str) -> str | None:
     pos = 0
     while pos <= len(body):  # line by line, without splitting a long body that usually starts with its line
@@ -236,7 +261,7 @@ def split_paths(value, trim: bool = True) -> list[str]:
         if not p.strip():
             continue
         for q in expand_braces(p):
-            out.append(q[:-3] if q.endswith("/**") and len(q) > 3 else q)
+            out.append(q[:-3] if q.endswith("/**") else q)  # "/**" leaves "": unconditional (observed)
     return out
 
 
@@ -325,11 +350,11 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     invocable = data.get("user-invocable")
     extra["user_invocable"] = True if invocable is None else js_bool(invocable, True)
     dmi = data.get("disable-model-invocation")
-    if dmi is not None and js_bool(dmi, False):
+    if dmi is not None and model_invocation_disabled(dmi):
         extra["disable_model_invocation"] = True
-    if "paths" in data:
+    if "paths" in data and skill.source not in ("legacy-command", "plugin", "plugin-command"):  # §5.5: skills dirs only
         patterns = split_paths(data["paths"])
-        if patterns and not all(p == "**" for p in patterns):
+        if patterns and not all(p in ("**", "") for p in patterns):
             extra["paths"] = patterns
 
 
@@ -499,8 +524,12 @@ def _discover(opts: Options) -> Catalog:
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
     entries += shipped_before
-    scoped = _resolve(scan, entries, shipped_after)
-    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + scoped + shipped_after
+    scoped = _resolve(scan, entries, shipped_after, _add_dir_labels(add_dirs))
+    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + shipped_after
+    # §6.3, observed: the scoped extras go just before the first entry named `init` that was not shadowed (the
+    # builtin command, or a skill or command that took its name, listed or hidden), whatever its group.
+    at = next((i for i, s in enumerate(ordered) if s.name == "init" and s.status == LISTED), len(ordered) - len(shipped_after))
+    ordered[at:at] = scoped
     for s in disabled_items:
         _load_entry(scan, s, "Plugin skill")
     _apply_filters(scan, ordered, settings)
@@ -546,7 +575,20 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
     return commands, skills, disabled
 
 
-def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> list[Skill]:
+def _add_dir_labels(add_dirs: list[str]) -> dict[str, str]:
+    """§6.3 `<F>` of each --add-dir folder: its own name, or its shortest path suffix that no other folder shares
+    (`…/a/common`, `…/b/common` → `a/common`, `b/common`; observed)."""
+    parts = {d: [p for p in d.split(os.sep) if p] for d in add_dirs}
+    labels = {}
+    for d, mine in parts.items():
+        k = 1
+        while k < len(mine) and any(o != d and parts[o][-k:] == mine[-k:] for o in parts):
+            k += 1
+        labels[d] = "/".join(mine[-k:])
+    return labels
+
+
+def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_dir_labels: dict[str, str]) -> list[Skill]:
     """Same-file dedupe, conditional set-aside, first-name-wins (§6). Returns the add-dir scoped extras (§6.3)."""
     winners: dict[str, Skill] = {}
     scoped: list[Skill] = []
@@ -577,14 +619,16 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill]) -> l
             continue
         first = winners.get(s.name)
         if first is None:
-            winners[s.name] = s
+            if not s.extra.get("disable_model_invocation"):  # a hidden entry does not take its name (§7.1, observed)
+                winners[s.name] = s
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
         s.reason = f"the name is taken by the {first.source} entry {first.path or first.name}"
         if not s.extra.get("shipped"):
             scan.diag("info", "claude-shadowed", s.path, f"{s.name} ({s.source}) is shadowed by {first.source} {first.path}")
         if s.source == "add-dir":
-            folder = os.path.basename(os.path.dirname(os.path.dirname(s.root)))
+            add_dir = os.path.dirname(os.path.dirname(s.root))
+            folder = add_dir_labels.get(add_dir) or os.path.basename(add_dir)
             extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
                           description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
                           extra=dict(s.extra, scoped_extra=True))
@@ -612,18 +656,25 @@ def _capped(s: Skill, cap: int) -> bool:
 
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
-    overrides = settings.merged_map("skillOverrides")
+    overrides = settings.merged_map("skillOverrides", skip=("add-dir",))  # add-dir folders' are not read (observed)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
-    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID)}
+    # A conditional entry is set aside before the lookup (observed: its name does not block a display name).
+    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID, CONDITIONAL)} | UNLISTED_NAMES.get(VERSION, frozenset())
+    first_with_display: dict[str, Skill] = {}
+    for s in ordered:
+        if s.status == LISTED and s.source in ("plugin", "plugin-command"):
+            s.display_name = _plugin_display(s)
+        if s.status == LISTED and s.display_name and s.source != "legacy-command":
+            first_with_display.setdefault(s.display_name, s)
     position = 0
     for s in ordered:
         if s.status != LISTED:
             continue
-        if overrides:
-            wanted = [overrides.get(n) for n in (s.name, s.display_name) if n and overrides.get(n) in OVERRIDE_RANK]
-            if wanted:
-                s.override = max(wanted, key=lambda v: OVERRIDE_RANK[v])
+        if overrides and s.source not in ("plugin", "plugin-command"):  # keyed by name only; not plugin items (observed)
+            wanted = overrides.get(s.name)
+            if wanted in OVERRIDE_RANK:
+                s.override = wanted
         if s.extra.get("disable_model_invocation"):
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):
@@ -634,9 +685,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
                       fix="Add a description: line to its frontmatter")
         if s.status != LISTED:
             continue
-        if s.source in ("plugin", "plugin-command") and s.display_name and not s.extra.get("named_by_frontmatter"):
-            s.display_name = f"{s.plugin.split('@')[0]}:{s.display_name}"
-        s.label = label_for(s, names) if s.override != "name-only" else s.name
+        s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
         if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
             scan.diag("info", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",

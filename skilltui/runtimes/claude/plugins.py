@@ -332,7 +332,8 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
 def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = None) -> list[Item]:
     """Every `*.md` below a commands root (links followed, hidden folders included, loops skipped, §2.2).
 
-    Names join sub-folders with `:`; a folder holding SKILL.md (any case) is one entry named by its folder.
+    Names join sub-folders with `:`; a folder holding SKILL.md (any case) is one entry named by its folder, and the
+    other .md files directly in it are not entries.
     Iterative, so a tree thousands of levels deep cannot exhaust the stack.
     """
     items: list[Item] = []
@@ -354,14 +355,13 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
                                         fix="Give your user read and execute permission on the folder"))
             continue
         skill_md = next((e for e in entries if e.name.lower() == "skill.md" and parts and _is_file(e)), None)
-        if skill_md is not None:
+        if skill_md is not None:  # its sibling .md files are not commands, its sub-folders are walked (observed)
             items.append(Item("command", prefix + ":".join(parts), skill_md.path, top, d))
-            continue
         subdirs = []
         for e in entries:
             if _is_dir(e):
                 subdirs.append((e.path, parts + [e.name]))
-            elif e.name.endswith(".md") and _is_file(e):
+            elif skill_md is None and e.name.endswith(".md") and _is_file(e):
                 items.append(Item("command", prefix + ":".join(parts + [e.name[:-3]]), e.path, top, d))
         stack.extend(reversed(subdirs))  # depth first, in name order
     return items

@@ -136,6 +136,20 @@ def _invalid_enabled_plugins(value: Any) -> str | None:
     return None
 
 
+OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")
+
+
+def _invalid_skill_overrides(value: Any) -> str | None:
+    """An skillOverrides value other than the four words voids the whole file, like a bad enabledPlugins value
+    (spec/claude-code.md §7.1, observed); the message is Claude Code's."""
+    if not isinstance(value, dict):
+        return "skillOverrides: Invalid input (expected an object)"
+    for key, v in value.items():
+        if v not in OVERRIDE_VALUES:
+            return f"skillOverrides.{key}: Invalid value. Expected one of: " + ", ".join(f'"{w}"' for w in OVERRIDE_VALUES)
+    return None
+
+
 def load_source(scope: str, path: str | None, text: str | None = None) -> SettingsSource:
     src = SettingsSource(scope, path)
     if text is not None:  # inline `--settings {...}`
@@ -150,6 +164,8 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         error = "is not a JSON object"
     if error is None and isinstance(value, dict) and "enabledPlugins" in value:
         error = _invalid_enabled_plugins(value["enabledPlugins"])
+    if error is None and isinstance(value, dict) and "skillOverrides" in value:
+        error = _invalid_skill_overrides(value["skillOverrides"])
     if error is None and isinstance(value, dict):
         src.data = value
     src.error = error
@@ -181,10 +197,13 @@ class Settings:
                 return src.data[key]
         return None
 
-    def merged_map(self, key: str) -> dict[str, Any]:
-        """A map setting (skillOverrides) merged per entry, the higher source winning each entry."""
+    def merged_map(self, key: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+        """A map setting (skillOverrides) merged per entry, the higher source winning each entry; sources of the
+        scopes in `skip` are not read."""
         out: dict[str, Any] = {}
         for src in reversed(self.sources):
+            if src.scope in skip:
+                continue
             value = src.data.get(key)
             if isinstance(value, dict):
                 out.update(value)
@@ -242,10 +261,12 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         if not src.error:
             continue
         where = src.path or "--settings"
-        if "Invalid input" in src.error:
+        if "Invalid input" in src.error or "Invalid value" in src.error:
+            fix = ("Use one of on, name-only, user-invocable-only, off" if src.error.startswith("skillOverrides")
+                   else "Use true or false for each enabledPlugins value")
             settings.diagnostics.append(
                 Diagnostic("error", "settings-invalid-value", src.path, f"{where}: {src.error}; Claude Code skips this whole file",
-                           fix="Use true or false for each enabledPlugins value")
+                           fix=fix)
             )
         else:
             settings.diagnostics.append(

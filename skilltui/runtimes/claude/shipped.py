@@ -45,3 +45,11 @@ def shipped_entry(name: str, version: str) -> ShippedEntry | None:
         if entry.name == name:
             return entry
     return None
+
+
+# Names Claude Code answers to without listing them (its own commands): a display name equal to one of these is not
+# shown in a label (§4.3). Observed with the real tool (tests/fixtures/claude/display-lookup), over the command names
+# found in the 2.1.332 binary; the listed shipped entries (SHIPPED) take their names as well.
+UNLISTED_NAMES: dict[str, frozenset[str]] = {
+    "2.1.332": frozenset(["add-dir", "agents", "auto-mode-setup", "autocompact", "batch", "branch", "btw", "bug", "cd", "clear", "color", "compact", "config", "context", "copy", "debug", "doctor", "effort", "exit", "export", "feedback", "focus", "fork", "goal", "heapdump", "help", "hooks", "ide", "insights", "keybindings", "login", "logout", "mcp", "memory", "mobile", "model", "output-style", "passes", "permissions", "plan", "plugin", "powerup", "pro-trial-expired", "radio", "recap", "release-notes", "reload-plugins", "reload-skills", "rename", "resume", "rewind", "sandbox", "scroll-speed", "setup-bedrock", "setup-vertex", "skills", "status", "statusline", "stickers", "subtask", "tasks", "team-onboarding", "terminal-setup", "theme", "tui", "usage", "verify", "workflow-launch-exec"]),
+}

@@ -146,6 +146,8 @@ class BudgetScreen(BaseScreen):
         t = Text(f"Simulated prompt of {catalog.runtime} {catalog.runtime_version}", style="bold")
         if data.get("budget") is None:
             t.append("   no budget: every listed skill is in the prompt in full", style="dim")
+            if isinstance(data.get("chars"), int):
+                t.append(f"   {data['chars']:,} characters")
         else:
             t.append(f"   budget {data['budget']:,} {data.get('unit', 'chars')}"
                      + (f" (2% of a {window:,}-token window)" if window else " (window unknown: 8,000 characters)"))

@@ -249,6 +249,9 @@ class SkillsScreen(BaseScreen):
                 line.append(f" · {counts[st]} {st}", style="dim")
         if self.needle:
             line.append(f"   filter “{safe(self.needle)}”: {shown} shown", style="italic")
+        notice = catalog.extra.get("notice")  # a runtime's word on what it did not read (Gemini: workspace trust)
+        if notice:
+            line.append(f"   {safe(notice)}", style="italic")
         self.query_one("#counts", Static).update(line)
 
     def highlighted_skill(self) -> Skill | None:

@@ -1,0 +1,54 @@
+"""Gemini CLI 0.61.0: discovery, settings and trust, the <available_skills> prompt, skills.disabled toggling."""
+
+from __future__ import annotations
+
+from skilltui.model import Catalog, Options
+
+
+class _Gemini:
+    key = "gemini"
+    label = "Gemini CLI"
+    version = "0.61.0"
+    has_budget = False  # every enabled skill is sent in full
+
+    def discover(self, opts: Options) -> Catalog:
+        from skilltui.runtimes.gemini.discovery import discover
+
+        return discover(opts)
+
+    def prompt(self, catalog: Catalog, context_window: int | None = None):
+        from skilltui.runtimes.gemini.prompt import GeminiPrompt
+
+        return GeminiPrompt(catalog)
+
+    def findings(self, catalog: Catalog) -> list:
+        """Doctor findings beyond the catalog's own diagnostics (skilltui/checks/gemini.py)."""
+        from skilltui.checks.gemini import findings
+
+        return findings(catalog)
+
+    def prompt_descriptions(self, catalog: Catalog) -> dict[str, str]:
+        """{name: description as the model receives it} for the listed skills."""
+        from skilltui.runtimes.gemini.prompt import GeminiPrompt
+
+        return GeminiPrompt(catalog).entries()
+
+    def plan_skill_toggle(self, catalog: Catalog, action: str, name: str, scope: str | None = None):
+        """Enable or disable one skill as Gemini CLI writes `skills.disabled`; nothing is written until applied."""
+        from skilltui.runtimes.gemini import toggle
+
+        return toggle.plan(catalog, "enable" if action == "enable" else "disable", name,
+                           "user" if scope == "user" else "workspace" if scope == "workspace" else None)
+
+    def apply_skill_toggle(self, planned):
+        from skilltui.runtimes.gemini import toggle
+
+        return toggle.apply(planned)
+
+    def resolve_url(self, catalog: Catalog, url: str) -> str:
+        from skilltui import preview, refs
+
+        return refs.resolve_skill_url(url, preview.skill_urls(catalog))
+
+
+RUNTIME = _Gemini()
