@@ -206,9 +206,22 @@ def theirs(tree: Path, trust: str) -> dict:
     return out
 
 
+def _same_items(a: dict, b: dict) -> bool:
+    return sorted(a.get("order") or []) == sorted(b.get("order") or []) and a["kept"] == b["kept"]
+
+
 def compare(tree: Path, meta: dict) -> list[str]:
     trust = meta["trust"]
     a, b = ours(tree, trust), theirs(tree, trust)
+    races = 0
+    while "order" in b and a["order"] != b["order"] and _same_items(a, b) and races < 2:
+        # Gemini's glob returns a root's entries in the order its fs calls complete: usually descending, not always.
+        # Ask again; agreeing on a rerun marks an order race in Gemini CLI, not a rule difference.
+        races += 1
+        again = oracle("gemini-prompt", tree, trust) or {}
+        b["prompt"], b["order"] = again.get("prompt_text"), [x["path"] for x in again.get("skills") or []]
+    if races and a.get("order") == b.get("order"):
+        meta["race"] = True
     if "fatal" in a or "fatal" in b:
         return [] if ("fatal" in a) == ("fatal" in b) else [f"fatal: ours {a.get('fatal')!r} theirs {b.get('fatal')!r}"]
     diffs = []
@@ -248,7 +261,7 @@ def main() -> int:
         except Exception as exc:  # a harness failure is reported, not counted as agreement
             return tree, meta, [f"harness error: {exc.__class__.__name__}: {exc}"]
 
-    same = differ = 0
+    same = differ = raced = 0
     skills = 0
     with ThreadPoolExecutor(args.jobs) as pool:
         for tree, meta, diffs in pool.map(run, trees):
@@ -260,7 +273,9 @@ def main() -> int:
                     print("   ", d)
             else:
                 same += 1
-    print(f"trees {len(trees)}, identical {same}, differing {differ}, SKILL.md files {skills}")
+                raced += bool(meta.get("race"))
+    print(f"trees {len(trees)}, identical {same} (of which {raced} only after re-asking Gemini: an order race in its "
+          f"glob), differing {differ}, SKILL.md files {skills}")
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return 1 if differ else 0
