@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also the files git sees as changed (staged, unstaged, untracked), or those of RANGE (main...HEAD)")
     p.add_argument("--budget", type=_unit(units.parse_count, "--budget"), metavar="CHARS",
                    help="listing budget (default: as for the first listing)")
+    p.add_argument("--model", metavar="ID", help="the model whose budget applies (default: the one Claude Code would run)")
     out = p.add_mutually_exclusive_group()
     _json_options(p, out)
     out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
@@ -485,7 +486,7 @@ def cmd_touch(args, opts) -> int:
     if not args.paths and args.git is None:
         raise CliError("give files, folders or globs to touch, or --git")
     try:
-        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget))
+        view = run_touch(opts, TouchRequest(args.paths, args.git, args.budget, args.model))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:

@@ -282,9 +282,10 @@ def mask_comments(text: str) -> str:
     return "".join(out)
 
 
-def _splice(original: str, masked: str, new_masked: str) -> str:
+def _splice(original: str, masked: str, new_masked: str, fail) -> str:
     """The one contiguous edit between `masked` and `new_masked`, applied to `original` (whose comments `masked`
-    blanked): every byte outside the edited value, comments included, stays."""
+    blanked): every byte outside the edited value, comments included, stays. An edit that would replace a comment
+    (one inside the old value, or the only content of an empty object) is refused rather than made."""
     p = 0
     limit = min(len(masked), len(new_masked))
     while p < limit and masked[p] == new_masked[p]:
@@ -292,6 +293,8 @@ def _splice(original: str, masked: str, new_masked: str) -> str:
     q = 0
     while q < limit - p and masked[len(masked) - 1 - q] == new_masked[len(new_masked) - 1 - q]:
         q += 1
+    if original[p : len(original) - q] != masked[p : len(masked) - q]:
+        fail("the change would remove a comment inside the edited value; edit that part by hand")
     return original[:p] + new_masked[p : len(new_masked) - q] + original[len(original) - q :]
 
 
@@ -300,7 +303,7 @@ def _compute(name: str, target: str, snap: _Snapshot, keys, value, fail, comment
     if comments and text is not None:
         masked = mask_comments(text)
         new_masked, old_line, new_line = _apply(masked, keys, value, fail)
-        new_text = _splice(text, masked, new_masked)
+        new_text = _splice(text, masked, new_masked, fail)
     else:
         new_text, old_line, new_line = _apply(text if text is not None else "{}\n", keys, value, fail)
     new = bom + new_text.encode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from skilltui.budget import ModelChoice
 from skilltui.model import Catalog, Options
 from skilltui.runtimes.claude.touch import Session, simulate_session
 from skilltui.text import safe
@@ -15,6 +16,7 @@ class TouchRequest:
     paths: list[str] = field(default_factory=list)
     git_range: str | None = None  # None: no git; "": staged, unstaged and untracked; else a revision range
     budget: int | None = None
+    model: str | None = None  # None: the model Claude Code would run for this user
 
 
 @dataclass
@@ -23,10 +25,12 @@ class TouchView:
     files: list[str]
     notes: list[str]
     session: Session
+    model: ModelChoice | None  # None when the budget was given
 
     def to_json(self) -> dict[str, object]:
         return {"runtime": self.catalog.runtime, "runtime_version": self.catalog.runtime_version,
-                "cwd": self.catalog.cwd, "files": self.files, "notes": self.notes, **self.session.to_json()}
+                "cwd": self.catalog.cwd, "files": self.files, "notes": self.notes,
+                **(self.model.to_json() if self.model else {}), **self.session.to_json()}
 
     def text(self) -> str:
         """The blocks the model receives, in order, each as Claude Code wraps it."""
@@ -36,6 +40,8 @@ class TouchView:
         s = self.session
         lines = [f"Touching {len(self.files)} file(s) in {safe(self.catalog.cwd)} "
                  f"(Claude Code {self.catalog.runtime_version}, budget {s.budget:,} columns per added block)"]
+        if self.model is not None:
+            lines.append(f"  model: {safe(self.model.why)}" + (f" (assumed: {safe(self.model.assumed)})" if self.model.assumed else ""))
         lines += [f"  note: {safe(n)}" for n in self.notes]
         for st in s.steps:
             lines.append(f"\n{safe(st.path)}: {safe(st.note)}")
@@ -54,7 +60,7 @@ class TouchView:
 
 
 def run_touch(opts: Options, request: TouchRequest, catalog: Catalog | None = None) -> TouchView:
-    from skilltui.budget import params_for
+    from skilltui.budget import default_model, params_for
     from skilltui.runtimes import discover
 
     catalog = catalog or discover(opts)
@@ -65,6 +71,7 @@ def run_touch(opts: Options, request: TouchRequest, catalog: Catalog | None = No
         files += [f for f in changed if f not in seen]
         if not changed:
             notes.append("git reports no changed file")
-    budget = request.budget if request.budget is not None else params_for(catalog, opts).budget
+    choice = None if request.budget is not None else default_model(catalog, opts, request.model)
+    budget = request.budget if choice is None else params_for(catalog, opts, model=choice.model).budget
     git_root = catalog.extra["paths"].git_root
-    return TouchView(catalog, files, notes, simulate_session(catalog, files, budget, git_root))
+    return TouchView(catalog, files, notes, simulate_session(catalog, files, budget, git_root), choice)

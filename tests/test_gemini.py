@@ -336,3 +336,25 @@ def test_tui_cycles_to_gemini_and_shows_trust_and_prompt(tmp_path: Path) -> None
             assert "<available_skills>" in app.screen.query_one("#prompt").text
 
     asyncio.run(asyncio.wait_for(run(), timeout=120))
+
+
+def test_writer_edits_json_with_comments_keeping_every_comment(tmp_path: Path) -> None:
+    from skilltui import settings_writer
+
+    path = tmp_path / "settings.json"
+    text = ('{\n  /* "skills": {"disabled": ["x"]} is only a comment, { and } too */\n'
+            '  "ui": {"theme": "a // not a comment"}, // trailing\n'
+            '  "skills": {\n    // the list\n    "disabled": ["beta"] // after\n  }\n}\n')
+    path.write_text(text)
+    change = settings_writer.set_member(path, ("skills", "disabled"), ["beta", "alpha"], comments=True)
+    assert change.changed
+    assert path.read_text() == text.replace('["beta"]', '["beta", "alpha"]')
+    for before in ('{\n  // only a comment\n}\n', '{"skills": {"disabled": ["beta" /* why */]}}'):
+        path.write_text(before)  # the edit would swallow a comment: refused, nothing written
+        with pytest.raises(settings_writer.SettingsWriteError, match="comment"):
+            settings_writer.set_member(path, ("skills", "disabled"), ["beta", "alpha"], comments=True)
+        assert path.read_text() == before
+    path.write_text('{"a": 1, /* unclosed')
+    with pytest.raises(settings_writer.SettingsWriteError):
+        settings_writer.set_member(path, ("skills", "disabled"), ["alpha"], comments=True)
+    assert path.read_text() == '{"a": 1, /* unclosed'

@@ -25,6 +25,8 @@ def _tree(name: str, tmp_path: Path) -> tuple[Path, dict]:
     case = json.loads((CASES / name / "case.json").read_text())
     tree = tmp_path / "tree"
     shutil.copytree(CASES / name, tree, ignore=shutil.ignore_patterns("case.json", "recorded.json"))
+    for stored in tree.rglob("_gitignore"):  # stored under another name, or this repository's git would obey them
+        stored.rename(stored.with_name(".gitignore"))
     if case["git"]:
         (tree / case["git"] / ".git" / "info").mkdir(parents=True)  # discovery needs only the entry
         (tree / case["git"] / ".git" / "info" / "exclude").write_text("".join(f"{x}\n" for x in case.get("exclude", [])))

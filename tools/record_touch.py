@@ -23,6 +23,8 @@ def record(case_dir: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="touch-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(case_dir, tree, symlinks=True, ignore=shutil.ignore_patterns("case.json", "recorded.json"))
+        for stored in tree.rglob("_gitignore"):  # kept under another name, or the project's git would obey them
+            stored.rename(stored.with_name(".gitignore"))
         if case.get("git"):
             subprocess.run(["git", "init", "-q", str(tree / case["git"])], check=True)
             for line in case.get("exclude", []):  # .git/info/exclude, which a fixture cannot carry itself
