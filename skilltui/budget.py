@@ -117,10 +117,12 @@ def run(opts: Options, *, context_window=None, model=None, chars_per_token=None,
     catalog = catalog or discover(opts)
     if opts.runtime != "claude":
         return other_runtime(catalog, context_window=context_window, model=model)
+    from skilltui.whatif import listing_under
+
     choice = None if context_window is not None else default_model(catalog, opts, model)
-    params = params_for(catalog, opts, model=choice.model if choice else None, context_window=context_window,
-                        chars_per_token=chars_per_token, fraction=fraction, budget=budget)
-    result = listing.simulate_prepared(prepared_for(catalog, usage_path, now), params.budget)
+    params, result = listing_under(catalog, opts, prepared_for(catalog, usage_path, now),
+                                   model=choice.model if choice else None, context_window=context_window,
+                                   chars_per_token=chars_per_token, fraction=fraction, budget=budget)
     return BudgetView(catalog, params, result, choice)
 
 

@@ -395,6 +395,8 @@ def _toggle(outcome: Outcome, args: argparse.Namespace, hint: str = "") -> int:
             if outcome.change.old_line is not None:
                 print(f"  - {safe(outcome.change.old_line)}")
             print(f"  + {safe(outcome.change.new_line)}")
+        if outcome.gitignore:  # git must not pick up local settings, as Claude Code ensures too
+            print(f"{safe(outcome.gitignore)}:\n  + {toggle.LOCAL_IGNORE_RULE}")
     for w in outcome.warnings:
         print(f"warning: {safe(w)}", file=sys.stderr)
     if not outcome.ok:

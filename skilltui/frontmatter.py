@@ -354,10 +354,7 @@ class _BodyFromFile:
     def __get__(self, fm, owner=None):
         if fm is None:
             return self
-        try:
-            return claude_body(read_text(fm.path, fm.cap).text)
-        except OSError:
-            return ""
+        return fm.read_body()
 
     def __set__(self, fm, value):
         raise AttributeError("the body of a FileFrontmatter is read from its file")
@@ -378,3 +375,10 @@ class FileFrontmatter(Frontmatter):
         self.path, self.cap = file
         self.data, self.present, self.status, self.error, self.error_line = data, present, status, error, error_line
         self.body_line, self.early_close, self.raw = body_line, early_close, raw
+
+    def read_body(self) -> str:
+        """The file read again and split as `parse_claude` splits it; "" when it can no longer be read."""
+        try:
+            return claude_body(read_text(self.path, self.cap).text)
+        except OSError:
+            return ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 # Statuses of a found skill file (spec/cli.md `list`).
@@ -59,6 +60,10 @@ class Frontmatter:
     early_close: bool = False  # the block was closed by a `---` inside a line
     raw: str = ""  # the block's text as written
 
+    def read_body(self) -> str:
+        """The body. A FileFrontmatter reads it from its file: call this off a UI thread, and say so by calling it."""
+        return self.body
+
 
 @dataclass
 class Skill:
@@ -111,6 +116,36 @@ class Skill:
         return out
 
 
+class PluginBlock(StrEnum):
+    """Why an installed Claude Code plugin does not load (spec/claude-code.md §10.4), first cause only."""
+
+    NOT_ENABLED = "not-enabled"
+    MANAGED_OFF = "managed-off"
+    OTHER_PROJECT = "other-project"  # only install records for other projects
+    MARKETPLACE_UNKNOWN = "marketplace-unknown"
+    MARKETPLACE_FAILED = "marketplace-failed"  # known, but its marketplace.json is missing or unreadable
+    NOT_IN_MARKETPLACE = "not-in-marketplace"  # its marketplace no longer lists it
+    MANIFEST_INVALID = "manifest-invalid"
+    NO_FILES = "no-files"  # no folder to read it from
+
+
+@dataclass
+class InstallRecord:
+    """One entry of installed_plugins.json for an id (a plugin may have one per scope and project)."""
+
+    scope: str  # managed | user | project | local
+    install_path: str | None
+    version: str | None
+    project_path: str | None = None
+    installed_at: str | None = None
+    last_updated: str | None = None
+    applies: bool = False  # user/managed records always; project/local ones for this project only
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "install_path": self.install_path, "version": self.version,
+                "project_path": self.project_path, "applies": self.applies}
+
+
 @dataclass
 class Plugin:
     id: str  # name@marketplace
@@ -132,6 +167,10 @@ class Plugin:
     project_enabled: bool = False
     manifest: dict[str, Any] = field(default_factory=dict)
     kind: str = "marketplace"  # marketplace | skills-dir | builtin
+    records: list[InstallRecord] = field(default_factory=list)  # in installed_plugins.json order
+    blocked: PluginBlock | None = None  # why it does not load; None when it loads
+    manifest_error: str | None = None  # Claude Code's error for a plugin.json it rejects
+    read_from_folder: str | None = None  # a directory marketplace's folder it is read from instead of its install path
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -150,6 +189,8 @@ class Plugin:
             "commands": list(self.commands),
             "notes": list(self.notes),
             "errors": list(self.errors),
+            "blocked": str(self.blocked) if self.blocked else None,
+            "records": [r.to_json() for r in self.records],
         }
 
 

@@ -44,7 +44,7 @@ def resolve_url(catalog: Catalog, url: str) -> str:
 
 def skill_details(catalog: Catalog, skill: Skill) -> dict[str, Any]:
     fm = skill.frontmatter
-    body = fm.body if fm else ""
+    body = fm.read_body() if fm else ""
     if fm is None and skill.path:
         from skilltui.frontmatter import parse_claude, read_text
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any
 
-__all__ = ["Change", "SettingsWriteError", "preview", "read_json_object", "set_member"]
+__all__ = ["Change", "SettingsWriteError", "append_line", "preview", "read_json_object", "set_member"]
 
 BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")  # JSON whitespace, exactly these four
@@ -436,3 +436,35 @@ def _fsync_folder(folder: str) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def append_line(path: str | os.PathLike, line: str) -> bool:
+    """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
+    folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
+    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed."""
+    name = os.fspath(path)
+    fail = _failer(name, "write")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            fail("it is not a regular file")
+        if st is not None:
+            if st.st_size > 2_000_000:
+                fail("it is larger than 2000000 bytes")
+            with open(name, "rb") as fh:
+                if line.encode() in fh.read():
+                    return False
+        data = (("\n" if st is not None else "") + line + "\n").encode()
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        fail(e.strerror or str(e))
+    return True
+

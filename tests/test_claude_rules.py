@@ -610,8 +610,14 @@ def install(w: World, plugins: dict[str, dict], *, known: tuple[str, ...] | None
                                "installLocation": str(w.home / ".claude/plugins/marketplaces" / market),
                                "lastUpdated": "2025-01-01T00:00:00.000Z"}
         roots[pid] = root
+    listed: dict[str, list[dict]] = {}  # each marketplace lists its plugins, or Claude Code loads none of them (§10.4)
+    for pid in plugins:
+        name, market = pid.split("@")
+        listed.setdefault(market, []).append({"name": name, "source": {"source": "github", "repo": f"o/{name}"}})
     w.write({"home/.claude/plugins/installed_plugins.json": {"version": 2, "plugins": records},
-             "home/.claude/plugins/known_marketplaces.json": markets})
+             "home/.claude/plugins/known_marketplaces.json": markets}
+            | {f"home/.claude/plugins/marketplaces/{m}/.claude-plugin/marketplace.json":
+               {"name": m, "owner": {"name": "o"}, "plugins": entries} for m, entries in listed.items()})
     return roots
 
 
@@ -804,7 +810,8 @@ def test_project_scope_install_applies_only_to_its_project(w):
     install(w, {"demo@m": {"scope": "project", "files": {"skills/s/SKILL.md": md("s")}}})
     w.write({USER_SETTINGS: {"enabledPlugins": {"demo@m": True}}, "home/other/x": "x"})
     assert w.names() == ["demo:s"]
-    assert "demo@m" not in plugin_rows(w, cwd=w.p("home/other"))
+    elsewhere = plugin_rows(w, cwd=w.p("home/other"))["demo@m"]  # listed, as `claude plugin list` does, but not loaded
+    assert not elsewhere["loads"] and elsewhere["blocked"] == "other-project" and elsewhere["errors"]
 
 
 def test_builtin_plugins_listed(w):
@@ -1205,7 +1212,9 @@ def test_plugin_cache_dir_env_and_v1_records(w):
     w.write({"pcache/installed_plugins.json": {"version": 1, "plugins": {
                  "demo@m": {"version": "0.9.0", "installPath": str(root), "installedAt": "2025-01-01T00:00:00.000Z"},
                  "not an id": {"version": "1", "installPath": str(root)}}},
-             "pcache/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"}, "installLocation": "/x"}},
+             "pcache/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"},
+                                                      "installLocation": str(w.p("pcache/marketplaces/m"))}},
+             "pcache/marketplaces/m/.claude-plugin/marketplace.json": {"name": "m", "plugins": [{"name": "demo"}]},
              USER_SETTINGS: {"enabledPlugins": {"demo@m": True}}})
     w.setenv("CLAUDE_CODE_PLUGIN_CACHE_DIR", str(w.p("pcache")))
     rows = plugin_rows(w)

@@ -90,6 +90,8 @@ def golden(shared_dir):
 
 @pytest.mark.parametrize("run_id", ["skills-list", "skills-list-codex-home", "prompt"])
 def test_golden_codex_skills_list(golden, run_id, tmp_path):
+    pytest.skip("shared/golden/codex-skills-list lists ws/repo/.codex/skills (not the cwd), which Codex 0.171.0 does not "
+                "read (oracle, 2026-12-03); its tree is replayed re-recorded from tests/fixtures/codex/golden-rerecorded*")
     folder, case = golden
     run = next(r for r in case["runs"] if r["id"] == run_id)
     tree = goldenlib.prepare(folder, case, run, tmp_path.resolve())
@@ -219,10 +221,11 @@ def test_vectors_enablement_and_prompt(tmp_path):
     prompt = cat.extra["prompt"]
     lines = {e.name: e.line for e in prompt.included()}
     assert "dupname" not in lines and "repo-root" not in lines and "noimplicit" not in lines
-    assert lines["longdesc"] == f"- longdesc: {'d' * 1021}... (file: r4/longdesc/SKILL.md)"
-    assert lines["deep6"] == "- deep6: depth 6 dir (file: r4/d1/d2/d3/d4/d5/deep6/SKILL.md)"
+    assert lines["longdesc"] == f"- longdesc: {'d' * 1021}... (file: r3/longdesc/SKILL.md)"
+    assert lines["deep6"] == "- deep6: depth 6 dir (file: r3/d1/d2/d3/d4/d5/deep6/SKILL.md)"
+    assert "dot-codex-proj" not in {s.name for s in cat.skills}  # `.codex/skills` counts at the cwd only
     assert [p for _, p in prompt.roots] == [
-        str(root / "ws/repo/.codex/skills"), str(home / ".codex/skills"), str(home / ".agents/skills"),
+        str(home / ".codex/skills"), str(home / ".agents/skills"),
         str(home / ".codex/skills/.system"), str(root / "ws/repo/.agents/skills"),
         str(root / "ws/repo/sub/.agents/skills"),
     ]
@@ -264,11 +267,12 @@ def test_roots_order_scopes_and_project_boundary(ws):
     cat = discover(repo / "sub", home)
     scope = {s.name: s.source for s in cat.skills}
     assert "above" not in scope and "above-codex" not in scope
-    assert scope == {**scope, "at-root": "repo", "at-cwd": "repo", "codex-root": "repo", "codex-sub": "repo",
+    assert "codex-root" not in scope  # `.codex/skills` counts at the cwd only (oracle, 2026-12-03)
+    assert scope == {**scope, "at-root": "repo", "at-cwd": "repo", "codex-sub": "repo",
                      "u1": "user", "u2": "user", "adm": "admin"}
     kinds = [(r["kind"], r["path"]) for r in cat.extra["roots"]]
     assert kinds == [
-        ("project-codex", str(repo / "sub/.codex/skills")), ("project-codex", str(repo / ".codex/skills")),
+        ("project-codex", str(repo / "sub/.codex/skills")),
         ("codex-home", str(home / ".codex/skills")), ("home-agents", str(home / ".agents/skills")),
         ("system", str(home / ".codex/skills/.system")), ("admin", str(Path(codex.SYSTEM_CONFIG_DIR) / "skills")),
         ("repo-agents", str(repo / ".agents/skills")), ("repo-agents", str(repo / "sub/.agents/skills")),
@@ -553,9 +557,11 @@ def test_hostile_files_on_disk(ws):
     write(agents / "nul/SKILL.md", "---\nname: nul\ndescription: a\x00b\n---\n")
     cat = discover(ws / "repo", ws / "home")
     rows = by_path(cat)
-    for folder in ("binary", "bad-utf8-body"):
+    # Rust's Utf8Error text: where the first bad sequence starts and how long it is (oracle, 2026-12-03)
+    for folder, why in (("binary", "invalid utf-8 sequence of 1 bytes from index 128"),
+                        ("bad-utf8-body", "invalid utf-8 sequence of 1 bytes from index 36")):
         row = rows[str(agents / folder / "SKILL.md")]
-        assert row.status == INVALID and row.reason == "failed to read file: stream did not contain valid UTF-8"
+        assert row.status == INVALID and row.reason == f"failed to read file: {why}"
     assert rows[str(agents / "big/SKILL.md")].status == LISTED
     assert rows[str(agents / "nul/SKILL.md")].status in (LISTED, INVALID)  # decided by the YAML reader, no crash
 
@@ -564,7 +570,9 @@ def test_read_utf8_caps(tmp_path):
     p = write(tmp_path / "f", "é" * 10)
     assert codex.read_utf8(str(p), cap=5) == ("éé", None)  # a cut character is held back, not an error
     write(tmp_path / "g", b"ok" + b"x" * 100 + b"\xff")
-    assert codex.read_utf8(str(tmp_path / "g"), cap=10)[1] == "stream did not contain valid UTF-8"
+    assert codex.read_utf8(str(tmp_path / "g"), cap=10)[1] == "invalid utf-8 sequence of 1 bytes from index 102"
+    write(tmp_path / "h", "ok é".encode()[:-1])
+    assert codex.read_utf8(str(tmp_path / "h"))[1] == "incomplete utf-8 byte sequence from index 3"
     assert codex.read_utf8(str(tmp_path / "g"), cap=10, check_cap=50)[0] == "ok" + "x" * 8
 
 
@@ -692,8 +700,9 @@ def bare_cost(s: Skill, unit: str = "chars", alias: str = "r0") -> int:
 
 
 def table(roots: list[str], unit: str = "chars") -> int:
-    lines = [f"- `r{i}` = `{r}`" for i, r in enumerate(roots)]
-    return cp.text_cost(cp._body(lines, []), unit) - cp.text_cost(cp._body([], []), unit)
+    """What the alias table takes out of the budget: nothing in 0.171.0 (oracle, 2026-12-03; see
+    tests/fixtures/codex/table-not-paid)."""
+    return 0
 
 
 def test_budget_formula():
@@ -768,22 +777,32 @@ def test_prompt_token_budget_never_exceeded():
 
 
 def test_prompt_without_room_for_the_table_uses_absolute_paths():
-    p = render_chars([mk("a", "")], table(["/r"]))
-    assert p.roots == [] and p.entries[0].line == "- a: (file: /r/a/SKILL.md)"
+    root = "/r" + "x" * 600  # a table longer than the source-locator intro it is priced against
+    table_cost = (cp.text_cost(cp._body([f"- `r0` = `{root}`"], []), "chars")
+                  - cp.text_cost(cp._locator_body(), "chars"))
+    assert table_cost > 0
+    old = cp.DEFAULT_CHAR_BUDGET
+    cp.DEFAULT_CHAR_BUDGET = table_cost
+    try:
+        p = cp.render_prompt([mk("a", "", root=root)], [root], None)
+    finally:
+        cp.DEFAULT_CHAR_BUDGET = old
+    assert p.roots == [] and p.entries[0].file == f"{root}/a/SKILL.md"
     assert cp.INTRO_WITH_ABSOLUTE_PATHS in p.text
 
 
 def test_prompt_recomputed_from_catalog_without_rescan(ws):
     agents = ws / "repo/.agents/skills"
-    for i in range(40):
-        skill(agents / f"s{i:02d}", f"s{i:02d}", "z" * 300)
+    for i in range(200):
+        skill(agents / f"s{i:03d}", f"s{i:03d}", "z" * 300)
     cat = discover(ws / "repo", ws / "home")
-    assert cat.extra["prompt"].over_budget  # 8000 characters when the window is unknown
+    assert cat.extra["prompt"].over_budget  # Codex's default model: 500,000 tokens, 10,000 for skills
+    assert cat.extra["prompt"].budget == 10_000 and cat.extra["model"].model == "gpt-6.2-sol"
     assert not cp.build_prompt(cat, 1_000_000).over_budget
     small = cp.build_prompt(cat, 20_000)
     assert small.over_budget and small.used <= small.budget
     statuses = Counter(s.status for s in cat.skills)
-    assert statuses[LISTED] + statuses[FILTERED] == 44
+    assert statuses[LISTED] + statuses[FILTERED] == 204
 
 
 # ================================================================ the corpus

@@ -36,7 +36,13 @@ def _mount(corpus: Path, base: Path) -> Options:
     pdir = home / ".claude" / "plugins"
     pdir.mkdir(parents=True)
     (pdir / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": records}))
-    (pdir / "known_marketplaces.json").write_text(json.dumps({"corpus": {"source": {"source": "directory", "path": str(corpus)}}}))
+    # A marketplace that lists every plugin (Claude Code loads none that its marketplace does not list, §10.4).
+    market = pdir / "marketplaces" / "corpus"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps({"name": "corpus", "owner": {"name": "o"}, "plugins": [
+        {"name": pid.split("@")[0], "source": {"source": "github", "repo": f"o/{pid}"}} for pid in records]}))
+    (pdir / "known_marketplaces.json").write_text(json.dumps({"corpus": {
+        "source": {"source": "github", "repo": "o/corpus"}, "installLocation": str(market)}}))
     (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": enabled}))
     return Options(cwd=str(proj), home=str(home), managed_dir=str(base / "managed"), env={"HOME": str(home)})
 
@@ -53,7 +59,9 @@ def test_every_file_goes_through(corpus_catalog):
     plugins = [p for p in catalog.plugins if p.kind == "marketplace"]
     assert len(project) == 1024  # every regular SKILL.md of the corpus (STATS.md)
     assert len(plugins) == 265  # every .claude-plugin/plugin.json
-    assert all(p.loads for p in plugins)
+    # Every plugin loads but the one whose plugin.json Claude Code rejects ("agents": ["./agents"], spec §10.2).
+    rejected = [p for p in plugins if not p.loads]
+    assert [(p.blocked, p.install_path.rsplit("/", 1)[-1]) for p in rejected] == [("manifest-invalid", "pptx-deck-creation")]
     assert all(s.frontmatter is not None for s in catalog.skills if not s.extra.get("shipped") and s.status != "invalid")
     legacy = [s for s in catalog.skills if s.source == "legacy-command"]
     assert len(legacy) > 150

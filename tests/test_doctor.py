@@ -25,7 +25,10 @@ def _plugin(root, name: str, manifest: dict, files: dict, enabled) -> None:
         **{f"{base}/{k}": v for k, v in files.items()},
         "home/.claude/plugins/installed_plugins.json": {"version": 2, "plugins": {f"{name}@m": [
             {"scope": "user", "installPath": str(root / base), "version": "1.0.0"}]}},
-        "home/.claude/plugins/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"}}},
+        "home/.claude/plugins/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"},
+                                                                "installLocation": str(root / "home/.claude/plugins/marketplaces/m")}},
+        "home/.claude/plugins/marketplaces/m/.claude-plugin/marketplace.json": {  # it must list the plugin (§10.4)
+            "name": "m", "owner": {"name": "o"}, "plugins": [{"name": name, "source": "./x"}]},
         "home/.claude/settings.json": settings,
     })
 

@@ -225,4 +225,4 @@ def test_skills_dir_plugin_needs_a_plugin_json_file(tmp_path):
                      "home/elsewhere/p/SKILL.md": md("p")})
     os.makedirs(tmp_path / "home/.claude/skills/fake/.claude-plugin/plugin.json")  # a folder, not a file
     ids = [p.id for p in discover(_opts(tmp_path)).plugins if p.kind == "skills-dir"]
-    assert ids == ["linked@skills-dir", "real@skills-dir"]
+    assert sorted(ids) == ["linked@skills-dir", "real@skills-dir"]  # in the folder's (unsorted) order, as Claude Code

@@ -53,12 +53,15 @@ def _plugin_files(w: World, pid: str, files: dict, *, manifest: object = None, k
     build(root, files)
     if manifest is not None:
         build(root, {".claude-plugin/plugin.json": manifest})
+    location = w.p(f"{PLUGINS}/marketplaces/{market[:200]}")  # its marketplace must list it (§10.4)
     w.write({
         f"{PLUGINS}/installed_plugins.json": {"version": 2, "plugins": {pid: [{
             "scope": "user", "installPath": str(root), "version": "1.0.0",
             "installedAt": "2025-01-01T00:00:00.000Z", "lastUpdated": "2025-01-01T00:00:00.000Z"}]}},
         f"{PLUGINS}/known_marketplaces.json": {market: {"source": {"source": "github", "repo": "o/r"},
-                                                        "installLocation": "/nowhere"}} if known else {},
+                                                        "installLocation": str(location)}} if known else {},
+        f"{PLUGINS}/marketplaces/{market[:200]}/.claude-plugin/marketplace.json": {
+            "name": market, "owner": {"name": "o"}, "plugins": [{"name": name, "source": "./x"}]},
     })
     return root
 
@@ -179,7 +182,8 @@ def _markup(w: World) -> None:
         f"commands/{ANSI[0]}.md": "---\ndescription: ansi command\n---\n",
     }, manifest={"name": MARKUP[0] + ANSI[0], "version": ANSI[1], "description": MARKUP[1]})
     w.write({USER_SETTINGS: {"enabledPlugins": {"evil@m": True, f"{ANSI[0]}@m": True, f"{MARKUP[0]}@m": True}},
-             f"{PLUGINS}/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"}},
+             f"{PLUGINS}/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"},
+                                                          "installLocation": str(w.p(f"{PLUGINS}/marketplaces/m"))},
                                                     ANSI[0]: {"source": ANSI[1]}}})
 
 
@@ -906,7 +910,9 @@ def test_tui_survives(request, tmp_path, monkeypatch, capsys, scenario):
             await pilot.pause()
 
     def screen_text(app) -> str:
-        return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        from skilltui.tui.textual_private import render_lines
+
+        return "\n".join(render_lines(app.screen))
 
     async def drive() -> SkilltuiApp:
         app = SkilltuiApp(opts, poll=False)

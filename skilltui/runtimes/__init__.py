@@ -8,9 +8,23 @@ version of one) means a new package registered in ``REGISTRY`` and nothing else.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Protocol
 
 from skilltui.model import Catalog, Options
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    """A model the runtime knows, as the Budget view offers it."""
+
+    label: str  # "Claude Opus 4.7", "GPT-5.5"
+    model: str  # the id the runtime is given
+    context_window: int | None = None  # tokens; None when the runtime itself derives it from the model id
+
+    def describe(self) -> str:
+        window = f", {self.context_window:,}-token window" if self.context_window else ""
+        return f"model id {self.model}{window}"
 
 
 class PromptText(Protocol):
@@ -26,6 +40,7 @@ class Runtime(Protocol):
     key: str  # the --runtime value: "claude"
     label: str  # what people call it: "Claude Code"
     version: str  # the pinned version whose rules this package models
+    presets: tuple[ModelPreset, ...]  # the models whose window the prompt depends on; () when it has no budget
 
     def discover(self, opts: Options) -> Catalog:
         """Every file found, its status and reason, diagnostics. Never writes, never raises on bad input."""

@@ -12,6 +12,8 @@ import contextlib
 import copy
 import gc
 import os
+import sys
+import threading
 import time
 from functools import partial
 
@@ -21,9 +23,12 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import get_current_worker
 
+from skilltui import whatif
 from skilltui.model import Diagnostic, Options, Skill
-from skilltui.tui import data
+from skilltui.tui import data, messages
+from skilltui.tui import textual_private as private
 from skilltui.tui.commands import SkilltuiCommands
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.budget import BudgetScreen
 from skilltui.tui.screens.doctor import DoctorScreen
 from skilltui.tui.screens.fileview import FileScreen
@@ -31,7 +36,7 @@ from skilltui.tui.screens.help import HelpScreen
 from skilltui.tui.screens.plugins import PluginsScreen
 from skilltui.tui.screens.preview import PreviewScreen
 from skilltui.tui.screens.skills import SkillsScreen
-from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
+from skilltui.tui.screens.toggle import ToggleScreen
 from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import SCREENS
 
@@ -58,6 +63,8 @@ class SkilltuiApp(App[int]):
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload", tooltip="Discover again now"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
+        # ctrl+c quits from anywhere, even from a text field (Textual would copy there and only hint at ctrl+q)
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl-c"),
     ]
 
     state: reactive[data.Loaded | None] = reactive(None, always_update=True, init=False)
@@ -129,24 +136,32 @@ class SkilltuiApp(App[int]):
             self.call_after_refresh(self._warm_markdown)
             self.set_timer(0.2, self._prepare_modes)
 
+    def _exiting(self) -> bool:
+        """True once the app is closing: timers still queued then must not touch screens (ScreenStackError)."""
+        return not self.is_running or self.return_code is not None or not self.screen_stack
+
     async def _prepare_modes(self) -> None:
         """Build the other screens in the background, one per call and preview first, so that a first visit only
         shows a screen and does not compose, mount, style, lay out and draw it (0.1-0.3 s each)."""
         self.styles_settled = True
-        pending = [mode for mode in ("preview", *self.MODES) if mode not in self._screen_stacks]
+        if self._exiting():
+            return
+        pending = [mode for mode in ("preview", *self.MODES) if private.mode_screen(self, mode) is None]
         if not pending:
             return
-        await self._init_mode(pending[0])  # Textual's own first step of switch_mode, without the switch
-        screen = self._screen_stacks[pending[0]][0]
+        screen = await private.prepare_mode(self, pending[0])
+        if self._exiting():
+            return
         for footer in screen.query(StableFooter):
             footer.bindings_changed(screen)  # its keys, which Textual composes only once the screen is shown
         self.set_timer(0.05, partial(self._draw_unseen, screen))
 
     def _draw_unseen(self, screen) -> None:
         """A layout and a frame that is not displayed: each widget's lines are then cached for the first visit."""
+        if self._exiting():
+            return
         if screen is not self.screen:
-            screen._refresh_layout(self.size)
-            screen._compositor.render_update(full=True)
+            private.draw_offscreen(screen, self.size)
         self.set_timer(0.05, self._prepare_modes)
 
     async def _warm_markdown(self) -> None:
@@ -188,8 +203,8 @@ class SkilltuiApp(App[int]):
 
         if before.prepared is None or after.prepared is None:
             return
-        effect = data.compare(listing.simulate_prepared(before.prepared, chars),
-                              listing.simulate_prepared(after.prepared, chars))
+        effect = whatif.compare(listing.simulate_prepared(before.prepared, chars),
+                                listing.simulate_prepared(after.prepared, chars))
         self.notify("Listing: " + data.effect_text(effect), title="After the write", timeout=8, markup=False)
 
     def _diagnosed(self, loaded: data.Loaded, diags: list[Diagnostic]) -> None:
@@ -270,10 +285,10 @@ class SkilltuiApp(App[int]):
     @work(exclusive=True, group="switch")
     async def _show_preview(self) -> None:
         """Switch once the body's first piece is mounted (briefly), so the first paint of the screen shows it."""
-        stack = self._screen_stacks.get("preview")
-        if stack:
+        screen = private.mode_screen(self, "preview")
+        if isinstance(screen, PreviewScreen):
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stack[0].first_piece(), PREVIEW_WAIT_SECONDS)
+                await asyncio.wait_for(screen.first_piece(), PREVIEW_WAIT_SECONDS)
         self.switch_mode("preview")
 
     def open_file(self, path: str, *, line: int | None = None, title: str | None = None) -> None:
@@ -289,6 +304,31 @@ class SkilltuiApp(App[int]):
             self.open_file(diag.path, line=diag.line)
         else:
             self.notify("This diagnostic names no file that can be opened.", severity="warning", markup=False)
+
+    # ------------------------------------------------------------ what screens ask (tui/messages.py)
+    def on_open_preview(self, message: messages.OpenPreview) -> None:
+        self.open_preview(message.skill)
+
+    def on_open_file(self, message: messages.OpenFile) -> None:
+        self.open_file(message.path, line=message.line, title=message.title)
+
+    def on_open_diagnostic(self, message: messages.OpenDiagnostic) -> None:
+        self.open_diagnostic(message.diagnostic)
+
+    def on_request_toggle(self, message: messages.RequestToggle) -> None:
+        self.request_toggle(message.request)
+
+    def on_select_runtime(self, message: messages.SelectRuntime) -> None:
+        self.action_runtime(message.runtime)
+
+    def on_budget_changed(self, message: messages.BudgetChanged) -> None:
+        self.budget_chars = message.chars
+
+    def on_use_preset(self, message: messages.UsePreset) -> None:
+        self.action_screen("budget")
+        screen = private.mode_screen(self, "budget")
+        if isinstance(screen, BudgetScreen):
+            screen.use_preset(message.preset)
 
     def action_reload(self) -> None:
         self.load()
@@ -337,6 +377,20 @@ class SkilltuiApp(App[int]):
 
 def run_app(opts: Options) -> int:
     """The entry point the CLI calls when no command is given."""
-    app = SkilltuiApp(copy.copy(opts))
-    app.run()
-    return app.return_code or 0
+    return run_and_leave(SkilltuiApp(copy.copy(opts)))
+
+
+def run_and_leave(app: App, **run_options) -> int:
+    """Run `app` on a loop of our own, so that quitting never waits for a worker thread: one blocked in a read (a
+    FIFO, a hung network mount) would otherwise hold the process at exit, after the terminal is restored, forever."""
+    loop = asyncio.new_event_loop()
+    try:
+        app.run(loop=loop, **run_options)
+    finally:
+        loop.close()  # does not wait for the executor's threads
+    code = app.return_code or 0
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # a worker is still blocked: leave without joining it
+    return code

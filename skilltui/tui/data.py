@@ -6,15 +6,14 @@ screens read (one `Loaded` per discovery run), watches files for changes, and as
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import dataclasses
 import importlib
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from skilltui import budget
+from skilltui import budget, whatif
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import REGISTRY, get
 from skilltui.runtimes.claude import listing
@@ -64,6 +63,7 @@ def load(opts: Options) -> Loaded:
     """Everything a screen shows, computed off the UI thread: the catalog of the chosen runtime, Claude Code's
     catalog for plugins and the budget, and the listing rows."""
     start = time.perf_counter()
+    started_ns = time.time_ns()
     catalog = discover(opts)
     claude = catalog if opts.runtime == "claude" else _try(lambda: discover(with_runtime(opts, "claude")))
     prepared, error = None, None
@@ -75,6 +75,8 @@ def load(opts: Options) -> Loaded:
     loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error)
     loaded.model_text = model_texts(catalog, prepared)
     loaded.signature = signature(watch_paths(catalog, claude))
+    if changed_since(loaded.signature, started_ns):
+        loaded.signature = STALE  # a file changed while it was being scanned: the next poll scans again
     warm_markdown()
     return loaded
 
@@ -199,11 +201,25 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
             if plugins_dir:
                 add(os.path.join(plugins_dir, "installed_plugins.json"))
                 add(os.path.join(plugins_dir, "known_marketplaces.json"))
+                markets = os.path.join(plugins_dir, "marketplaces")
+                add(markets)
+                with contextlib.suppress(OSError):
+                    for name in sorted(os.listdir(markets)):
+                        add(os.path.join(markets, name, ".claude-plugin", "marketplace.json"))
             add(getattr(paths, "config_dir", None))
             config = getattr(paths, "config_dir", None)
             if config:
                 add(os.path.join(config, "skills"))
                 add(os.path.join(config, "commands"))
+            add(getattr(paths, "global_config", None))  # ~/.claude.json
+            managed = getattr(paths, "managed_dir", None)
+            if managed:
+                add(os.path.join(managed, "managed-settings.json"))
+                dropins = os.path.join(managed, "managed-settings.d")
+                add(dropins)
+                with contextlib.suppress(OSError):
+                    for name in sorted(os.listdir(dropins)):
+                        add(os.path.join(dropins, name))
         for d in catalog.extra.get("project_dirs", []) or []:
             add(os.path.join(d, ".claude"))
             add(os.path.join(d, ".claude", "skills"))
@@ -213,8 +229,27 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
             add(s.root)
             add(s.skill_dir)
         for p in catalog.plugins:
-            add(p.install_path)
+            for root in dict.fromkeys(r for r in (p.install_path, p.root) if r):
+                add(root)
+                add(os.path.join(root, ".claude-plugin", "plugin.json"))
+                # a directory marketplace holds its plugins: its marketplace.json is a few levels up
+                up = root
+                for _ in range(3):
+                    up = os.path.dirname(up)
+                    market = os.path.join(up, ".claude-plugin", "marketplace.json")
+                    if os.path.isfile(market):
+                        add(market)
+                        break
     return list(seen)
+
+
+STALE: tuple = ("stale",)  # a signature no poll ever matches
+MTIME_SLACK_NS = 20_000_000  # file times come from a coarse clock that lags time.time_ns() by up to a tick
+
+
+def changed_since(sig: tuple, started_ns: int) -> bool:
+    """True when a watched file was modified after `started_ns` (less the clock's slack): during a scan."""
+    return any(entry is not None and entry[0] >= started_ns - MTIME_SLACK_NS for entry in sig)
 
 
 def signature(paths: list[str]) -> tuple:
@@ -256,28 +291,47 @@ def skill_at_path(catalog: Catalog, path: str | None) -> Skill | None:
     return (listed or matches or [None])[0]
 
 
+def _bases(catalog: Catalog, from_cwd: bool = True) -> list[tuple[str, str]]:
+    """(folder, how it is shown) in the order a path is matched: the git root by its name (so every project path
+    reads the same way, `project/.claude/settings.local.json` beside `project/services/web/.claude/settings.json`),
+    else the project folder (`.`), else home (`~`)."""
+    paths = getattr(catalog.settings, "paths", None)
+    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
+    git_root = git_root if isinstance(git_root, str) else None
+    bases = []
+    if git_root:
+        bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))
+    elif from_cwd:
+        bases.append((catalog.cwd, "."))
+    bases.append((catalog.home, "~"))
+    return [(b, label) for b, label in bases if b]
+
+
 def short_path(path: str | None, catalog: Catalog | None, *, from_cwd: bool = True) -> str:
-    """A path shown relative to the project folder (`.`), the git root (by its name) or home (`~`) when it is under
-    one of them; display only."""
+    """A path shown from the git root (by its name), the project folder (`.`) or home (`~`) when it is under one
+    of them; display only."""
     if not path:
         return ""
     if catalog is None:
         return path
-    paths = getattr(catalog.settings, "paths", None)
-    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
-    git_root = git_root if isinstance(git_root, str) else None
-    bases = [(catalog.cwd, ".")] if from_cwd else []
-    if git_root:
-        bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))
-    bases.append((catalog.home, "~"))
-    for base, label in bases:
+    for base, label in _bases(catalog, from_cwd):
         try:
-            if base and os.path.commonpath([path, base]) == base:
+            if os.path.commonpath([path, base]) == base:
                 rel = os.path.relpath(path, base)
                 return label if rel == "." else os.path.join(label, rel)
         except ValueError:
             pass
     return path
+
+
+def short_paths_in(text: str, catalog: Catalog | None) -> str:
+    """Free text from the engine (a reason, a diagnostic) with the absolute paths in it shortened as `short_path`
+    does, so a line keeps its meaning at 80 columns; display only."""
+    if catalog is None or not text:
+        return text
+    for base, label in sorted(_bases(catalog), key=lambda b: -len(b[0])):
+        text = text.replace(base.rstrip(os.sep) + os.sep, label + os.sep)
+    return text
 
 
 def cwd_label(catalog: Catalog) -> str:
@@ -311,57 +365,17 @@ def first_chunk(body: str, max_lines: int = 16, max_chars: int = 1000) -> int:
     return len(lines)
 
 
-# ---------------------------------------------------------------- "what if": a settings change before it is written
+# ---------------------------------------------------------------- "what if": the engine's (skilltui/whatif.py)
 
 
-@dataclass
-class Effect:
-    """How the listing changes if a planned toggle is written (same window, same usage)."""
-
-    added: list[str]
-    removed: list[str]
-    changed: list[tuple[str, str, str]]  # (label, state before, state after)
-    used_before: int
-    used_after: int
-    budget: int
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
-
-
-def used_width(result: listing.Listing) -> int:
-    """Columns the shipped listing takes: each entry's shown row plus the newlines between rows."""
-    entries = result.entries
-    total = sum(e.full_width if e.shown == "full" else e.name_only_width for e in entries)
-    return total + max(len(entries) - 1, 0)
-
-
-def compare(before: listing.Listing, after: listing.Listing) -> Effect:
-    old = {e.label: e for e in before.entries}
-    new = {e.label: e for e in after.entries}
-    changed = [(k, old[k].state, new[k].state) for k in new if k in old and old[k].state != new[k].state]
-    return Effect([k for k in new if k not in old], [k for k in old if k not in new], changed,
-                  used_width(before), used_width(after), after.budget)
-
-
-def what_if(loaded: Loaded, path: str, keys: tuple[str, ...], value: Any, budget_chars: int) -> Effect | None:
-    """The listing's change if `value` were written at `keys` in `path`: the engine applies the change in memory
-    (`Options.pending`), nothing is written. None without a Claude catalog."""
+def what_if(loaded: Loaded, change: whatif.PlannedChange, budget_chars: int) -> whatif.Effect | None:
+    """The listing's change if `change` were written, from the engine; None without a Claude catalog."""
     if loaded.claude is None or loaded.prepared is None:
         return None
-    opts = dataclasses.replace(with_runtime(loaded.opts, "claude"), pending=[(path, tuple(keys), value)])
-    catalog = discover(opts)
-    prepared = budget.prepared_for(catalog)
-    before = listing.simulate_prepared(loaded.prepared, budget_chars)
-    return compare(before, listing.simulate_prepared(prepared, budget_chars))
+    return whatif.effect(loaded.claude, loaded.opts, change, budget_chars, loaded.prepared)
 
 
-def effect_text(effect: Effect | None) -> str:
+def effect_text(effect: whatif.Effect | None) -> str:
     if effect is None:
-        return "shown after the write (this engine cannot simulate a settings change before it is written)."
-    if effect.empty:
-        return f"No change to the listing ({effect.used_after} of {effect.budget} columns)."
-    parts = [f"+ {n}" for n in effect.added] + [f"- {n}" for n in effect.removed]
-    parts += [f"{n}: {a} → {b}" for n, a, b in effect.changed]
-    return f"{', '.join(parts)}; listing {effect.used_before} → {effect.used_after} of {effect.budget} columns."
+        return "shown after the write (Claude Code's catalog could not be read to simulate it)."
+    return effect.text()

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from skilltui.model import Catalog, Options
+from skilltui.runtimes import ModelPreset
 
 
 class _Claude:
     key = "claude"
     label = "Claude Code"
     version = "2.1.332"
+
+    @property
+    def presets(self) -> tuple[ModelPreset, ...]:
+        from skilltui.runtimes.claude.listing import PRESETS
+
+        return tuple(ModelPreset(label, model) for label, model in PRESETS)  # the window follows from the id
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.claude.discovery import discover

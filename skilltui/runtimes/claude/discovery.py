@@ -547,10 +547,7 @@ def _discover(opts: Options) -> Catalog:
 
 def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], list[Skill]]:
     """Plugin commands then plugin skills, plugin by plugin in enabledPlugins order; items of plugins that do not load."""
-    order = {pid: i for i, pid in enumerate(scan.settings.plugin_order())}
-    marketplace = [p for p in plugins if p.kind == "marketplace"]
-    marketplace.sort(key=lambda p: order.get(p.id, len(order)))
-    ranked = marketplace + [p for p in plugins if p.kind == "skills-dir"]
+    ranked = plugin_mod.load_order(plugins, scan.settings)
     commands, skills, disabled = [], [], []
     for p in ranked:
         diags: list[Diagnostic] = []
@@ -569,7 +566,7 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
                 (commands if item.kind == "command" else skills).append(s)
             else:
                 s.status = DISABLED
-                why = "its marketplace is not known" if p.enabled and not p.marketplace_known else "the plugin is not enabled"
+                why = plugin_mod.why_not_loaded(p)
                 s.reason = f"plugin {p.id} does not load: {why}" + (f" (decided by {p.decided_in})" if p.decided_in else "")
                 disabled.append(s)
     return commands, skills, disabled

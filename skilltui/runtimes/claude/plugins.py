@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from skilltui.model import Diagnostic, Plugin
+from skilltui.model import Diagnostic, InstallRecord, Plugin, PluginBlock
 from skilltui.runtimes.claude.settings import (
     Settings,
+    find_git_root,
     has_managed_settings,
     read_json_file,
 )
-from skilltui.text import collation_key
 
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")
 BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-plugin-authoring", "cc-plugin-privacy")
@@ -33,26 +34,44 @@ class Item:
     st: os.stat_result | None = None  # the file's stat when finding it took one (spares the reader a second)
 
 
-def _records(installed) -> dict[str, list[dict]]:
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _records(installed) -> dict[str, list[InstallRecord]]:
     """installed_plugins.json, version 2 or 1 (converted), keys not matching the id pattern set aside."""
     if not isinstance(installed, dict) or not isinstance(installed.get("plugins"), dict):
         return {}
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[InstallRecord]] = {}
     for key, value in installed["plugins"].items():
         if not PLUGIN_ID.match(key):
             continue
         if installed.get("version") == 1 and isinstance(value, dict):
             value = [dict(value, scope=value.get("scope", "user"))]
         if isinstance(value, list):
-            out[key] = [r for r in value if isinstance(r, dict)]
+            out[key] = [InstallRecord(scope=_text(r.get("scope")) or "user", install_path=_text(r.get("installPath")),
+                                      version=_text(r.get("version")), project_path=_text(r.get("projectPath")),
+                                      installed_at=_text(r.get("installedAt")), last_updated=_text(r.get("lastUpdated")))
+                        for r in value if isinstance(r, dict)]
     return out
 
 
-def _applies(record: dict, settings: Settings) -> bool:
-    if record.get("scope") in ("project", "local"):
-        project = record.get("projectPath")
-        here = {settings.paths.cwd, settings.paths.local_root}
-        return isinstance(project, str) and os.path.abspath(project) in here
+def project_key(path: str, home: str) -> str:
+    """The project a folder belongs to: its git root, else the folder itself.
+
+    A project/local install record applies when its projectPath is in the same project as the cwd (observed:
+    records for the git root, a sub-folder of it or a missing folder below it all apply from anywhere in the
+    work tree; outside git only the exact folder does).
+    """
+    p = os.path.abspath(path)
+    return find_git_root(p, home) or p
+
+
+def _applies(record: InstallRecord, settings: Settings) -> bool:
+    if record.scope in ("project", "local"):
+        paths = settings.paths
+        here = paths.git_root or paths.cwd
+        return record.project_path is not None and project_key(record.project_path, paths.home) == here
     return True
 
 
@@ -72,34 +91,83 @@ def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str
     return known
 
 
-def _marketplace_root(entry: dict) -> str | None:
+@dataclass
+class Marketplace:
+    """A known marketplace as Claude Code reads it: which plugins its marketplace.json lists."""
+
+    name: str
+    folder: str | None  # a `directory` marketplace's folder: its plugins are read from there
+    entries: dict[str, dict] | None  # plugin name -> its entry; None when marketplace.json cannot be read
+
+
+def _marketplace(name: str, entry: dict) -> Marketplace:
     source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    folder = None
     if source.get("source") == "directory" and isinstance(source.get("path"), str):
-        return source["path"]
-    return None
-
-
-def _plugin_root_in_marketplace(market_dir: str, name: str) -> str | None:
-    """For a `directory` marketplace the plugin is read from the marketplace folder (its entry's `source`)."""
-    data, _, _ = read_json_file(os.path.join(market_dir, ".claude-plugin", "marketplace.json"))
+        folder = source["path"]
+        manifest = os.path.join(folder, ".claude-plugin", "marketplace.json")
+    elif source.get("source") == "file" and isinstance(source.get("path"), str):
+        manifest = source["path"]
+    elif isinstance(entry.get("installLocation"), str):
+        manifest = os.path.join(entry["installLocation"], ".claude-plugin", "marketplace.json")
+    else:
+        return Marketplace(name, None, None)
+    data, _, _ = read_json_file(manifest)
     plugins = data.get("plugins") if isinstance(data, dict) else None
-    for entry in plugins if isinstance(plugins, list) else []:
-        if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("source"), str):
-            root = os.path.normpath(os.path.join(market_dir, entry["source"]))
-            if os.path.commonpath([root, os.path.normpath(market_dir)]) == os.path.normpath(market_dir):
-                return root
-    return None
+    if not isinstance(plugins, list):
+        return Marketplace(name, folder, None)
+    entries = {e["name"]: e for e in plugins if isinstance(e, dict) and isinstance(e.get("name"), str)}
+    return Marketplace(name, folder, entries)
 
 
-def _manifest(root: str | None, diags: list[Diagnostic]) -> dict:
+def _plugin_root_in_marketplace(market: Marketplace, name: str) -> str | None:
+    """For a `directory` marketplace the plugin is read from the marketplace folder (its entry's `source`)."""
+    entry = (market.entries or {}).get(name)
+    if market.folder is None or entry is None or not isinstance(entry.get("source"), str):
+        return None
+    base = os.path.normpath(market.folder)
+    root = os.path.normpath(os.path.join(base, entry["source"]))
+    return root if os.path.commonpath([root, base]) == base else None
+
+
+def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict, str | None]:
+    """(plugin.json, Claude Code's error for it or None). A rejected manifest loads nothing (§10.2)."""
     if not root:
-        return {}
+        return {}, None
     path = os.path.join(root, ".claude-plugin", "plugin.json")
     data, error, exists = read_json_file(path, cap=1_000_000)
     if error:
         diags.append(Diagnostic("warning", "plugin-manifest-invalid", path, f"plugin.json {error}",
                                 fix="Fix the JSON of this plugin.json"))
-    return data if isinstance(data, dict) else {}
+        return {}, f"Manifest parse error: {error} (in {path})"
+    if not exists:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, f"Manifest validation failed: Invalid input: expected object (in {path})"
+    problem = manifest_problem(data)
+    if problem:
+        diags.append(Diagnostic("warning", "plugin-manifest-invalid", path, f"plugin.json: {problem}; Claude Code loads nothing of this plugin",
+                                fix="Fix this field of plugin.json"))
+        return data, f"Manifest validation failed: {problem} (in {path})"
+    return data, None
+
+
+_JS_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", list: "array", dict: "object"}
+
+
+def manifest_problem(data: dict) -> str | None:
+    """The first plugin.json field Claude Code rejects, in its words (observed: a missing name, an agents path not
+    ending in .md). Other fields are not validated here."""
+    name = data.get("name")
+    if not isinstance(name, str):
+        kind = "undefined" if "name" not in data else _JS_TYPES.get(type(name), "object")
+        return f"name: Invalid input: expected string, received {kind}"
+    agents = data.get("agents")
+    for i, rel in enumerate(agents if isinstance(agents, list) else [agents] if isinstance(agents, str) else []):
+        if isinstance(rel, str) and not rel.endswith(".md"):
+            where = f"agents.{i}" if isinstance(agents, list) else "agents"
+            return f"{where}: Invalid string: must end with \u201d.md\u201d"
+    return None
 
 
 def apply_enablement(plugin: Plugin, settings: Settings) -> None:
@@ -124,6 +192,56 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
     plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
 
 
+def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict],
+                        markets: dict[str, Marketplace], managed_off: bool, diags: list[Diagnostic]) -> Plugin:
+    """One installed marketplace plugin: the record that applies here, then each §10.4 condition in turn."""
+    for r in records:
+        r.applies = _applies(r, settings)
+    rec = next((r for r in records if r.applies), None)
+    shown = rec or records[0]
+    name, market = pid.split("@", 1)
+    plugin = Plugin(pid, name, market, version=shown.version, scope=shown.scope, install_path=shown.install_path,
+                    records=records)
+    plugin.root = rec.install_path if rec else None
+    plugin.marketplace_known = market in known
+    if plugin.marketplace_known and market not in markets:
+        markets[market] = _marketplace(market, known[market])
+    mk = markets.get(market)
+    if mk is not None and rec is not None:
+        folder = _plugin_root_in_marketplace(mk, name)
+        if folder:
+            plugin.root = plugin.read_from_folder = folder
+            plugin.notes.append(f"Read from the marketplace folder {folder}")
+    apply_enablement(plugin, settings)
+    plugin.manifest, plugin.manifest_error = _manifest(plugin.root, diags)
+    # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
+    if managed_off:  # a hard off, whatever the lower scopes say
+        plugin.blocked = PluginBlock.MANAGED_OFF
+    elif not plugin.enabled:
+        plugin.blocked = PluginBlock.NOT_ENABLED
+    elif rec is None:
+        plugin.blocked = PluginBlock.OTHER_PROJECT
+        where = ", ".join(r.project_path or "?" for r in records)
+        plugin.errors.append(f"Not installed for this project (its install records are for {where}); "
+                             f"Claude Code tries to download/cache plugin {name} and fails without it")
+    elif mk is None:
+        plugin.blocked = PluginBlock.MARKETPLACE_UNKNOWN
+        plugin.errors.append(f"Marketplace {market} not found")
+    elif mk.entries is None:
+        plugin.blocked = PluginBlock.MARKETPLACE_FAILED
+        plugin.errors.append(f"Marketplace {market} failed to load: cache-miss")
+    elif name not in mk.entries:
+        plugin.blocked = PluginBlock.NOT_IN_MARKETPLACE
+        plugin.errors.append(f"Plugin {name} not found in marketplace {market}")
+    elif plugin.manifest_error:
+        plugin.blocked = PluginBlock.MANIFEST_INVALID
+        plugin.errors.append(plugin.manifest_error)
+    elif not plugin.root:
+        plugin.blocked = PluginBlock.NO_FILES
+    plugin.loads = plugin.blocked is None
+    return plugin
+
+
 def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved."""
     pdir = settings.paths.plugins_dir
@@ -138,33 +256,17 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
                                 fix="Reinstall the plugins or repair this file"))
     records = _records(installed)
     known = _known_marketplaces(settings, diags)
-    managed_off = {
-        k for k, v in ((k, settings.decide(k, ("managed",)).value) for k in records) if v is False
-    }
+    markets: dict[str, Marketplace] = {}
 
     plugins: list[Plugin] = []
     for pid in sorted(records):
-        applicable = [r for r in records[pid] if _applies(r, settings)]
-        if not applicable:
+        if not records[pid]:
             continue
-        rec = applicable[0]
-        name, market = pid.split("@", 1)
-        install_path = rec.get("installPath") if isinstance(rec.get("installPath"), str) else None
-        plugin = Plugin(pid, name, market, version=rec.get("version") if isinstance(rec.get("version"), str) else None,
-                        scope=rec.get("scope"), install_path=install_path, root=install_path)
-        plugin.marketplace_known = market in known
-        market_dir = _marketplace_root(known.get(market, {}))
-        if market_dir:
-            plugin.root = _plugin_root_in_marketplace(market_dir, name) or install_path
-            plugin.notes.append(f"Read from the marketplace folder {plugin.root}")
-        apply_enablement(plugin, settings)
-        if not plugin.marketplace_known:
-            plugin.errors.append(f"Marketplace {market} not found")
-        plugin.manifest = _manifest(plugin.root, diags)
-        plugin.loads = plugin.enabled and plugin.marketplace_known and pid not in managed_off and bool(plugin.root)
-        plugins.append(plugin)
+        managed_off = settings.decide(pid, ("managed",)).value is False
+        plugins.append(_marketplace_plugin(pid, records[pid], settings, known, markets, managed_off, diags))
 
-    # `@skills-dir` plugins: a skill folder of the user's that holds .claude-plugin/plugin.json (§3 step 7).
+    # `@skills-dir` plugins: a skill folder of the user's that holds .claude-plugin/plugin.json (§3 step 7), in the
+    # order the folder lists them (observed: Claude Code does not sort them).
     skills_dir = os.path.join(settings.paths.config_dir, "skills")
     try:
         entries = os.listdir(skills_dir)
@@ -175,15 +277,16 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     prefix, manifest = os.path.join(skills_dir, ""), os.sep + os.path.join(".claude-plugin", "plugin.json")
     found = [n for n in entries if not n.startswith(".") and n != "synced"
              and os.access(prefix + n + manifest, os.F_OK) and os.path.isfile(prefix + n + manifest)]
-    for n in sorted(found, key=collation_key):
+    for n in found:
         root = os.path.join(skills_dir, n)
         plugin = Plugin(f"{n}@skills-dir", n, "skills-dir", scope="user", install_path=root, root=root,
                         marketplace_known=True, kind="skills-dir")
-        plugin.manifest = _manifest(root, diags)
+        plugin.manifest, plugin.manifest_error = _manifest(root, diags)
         version = plugin.manifest.get("version")
         plugin.version = version if isinstance(version, str) else None
         apply_enablement(plugin, settings)
         plugin.loads = plugin.enabled
+        plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
         plugins.append(plugin)
 
     builtins = list(BUILTIN_PLUGINS) + (["cc-plugin-sec-default"] if has_managed_settings(settings) else [])
@@ -195,7 +298,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         plugins.append(plugin)
 
     for plugin in plugins:
-        _plugin_diagnostics(plugin, settings, records, diags)
+        _plugin_diagnostics(plugin, settings, diags)
     for pid in settings.plugin_order():
         if pid not in records and not pid.endswith(("@skills-dir", "@builtin", "@inline")) and settings.decide(pid).value is True:
             src = settings.decide(pid).source
@@ -205,15 +308,111 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     return plugins
 
 
-def _plugin_diagnostics(plugin: Plugin, settings: Settings, records, diags: list[Diagnostic]) -> None:
+def load_order(plugins: list[Plugin], settings: Settings) -> list[Plugin]:
+    """The order plugin items reach the listing (§10.3): marketplace plugins in merged enabledPlugins key order
+    (add-dir folders, user, project, local, flag, managed), then `@skills-dir` plugins as their folder lists them."""
+    order = {pid: i for i, pid in enumerate(settings.plugin_order())}
+    marketplace = sorted((p for p in plugins if p.kind == "marketplace"), key=lambda p: order.get(p.id, len(order)))
+    return marketplace + [p for p in plugins if p.kind == "skills-dir"]
+
+
+@dataclass
+class ListRow:
+    """One row of `claude plugin list --json` (§10.7): one per install record, then skills-dir plugins, builtins."""
+
+    id: str
+    version: str | None
+    scope: str | None
+    enabled: bool
+    install_path: str | None = None
+    read_from_folder: str | None = None
+    project_path: str | None = None
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    project_enabled: bool | None = None  # marketplace plugins only
+    has_user_config: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """Claude Code's keys (less installedAt/lastUpdated and the *Details objects)."""
+        out: dict[str, Any] = {"id": self.id, "version": self.version, "scope": self.scope, "enabled": self.enabled}
+        for key, value in (("installPath", self.install_path), ("readFromFolder", self.read_from_folder),
+                           ("projectPath", self.project_path)):
+            if value is not None:
+                out[key] = value
+        if self.notes:
+            out["notes"] = list(self.notes)
+        if self.errors:
+            out["errors"] = list(self.errors)
+        if self.project_enabled is not None:
+            out["projectEnabled"] = self.project_enabled
+        if self.has_user_config:
+            out["hasUserConfig"] = True
+        return out
+
+
+_OWN_NOTE = "Read from the marketplace folder "  # skilltui's note; Claude Code says it with `readFromFolder`
+
+
+def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
+    """What `claude plugin list --json` prints for these plugins (after discovery filled in their notes).
+
+    The list knows nothing of --add-dir, and a managed `false` does not make it print "enabled": false (observed);
+    causes (errors) are given for the plugins it calls enabled.
+    """
+    rows: list[ListRow] = []
+    scopes = ("flag", "local", "project", "user")
+    for p in plugins:
+        if p.kind == "builtin":
+            rows.append(ListRow(p.id, "unknown", p.scope, True))
+            continue
+        value = settings.decide(p.id, ("managed", *scopes)).value
+        if value is False and settings.decide(p.id, ("managed",)).value is False:
+            value = settings.decide(p.id, scopes).value
+        enabled = value is not False if p.kind == "skills-dir" else value is True
+        notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
+        errors = list(p.errors) if enabled else []
+        user_config = "userConfig" in p.manifest
+        if p.kind == "skills-dir":
+            rows.append(ListRow(p.id, p.version, p.scope, enabled, p.install_path, notes=notes, errors=errors,
+                                has_user_config=user_config))
+            continue
+        for r in p.records:
+            rows.append(ListRow(p.id, r.version, r.scope, enabled, r.install_path,
+                                read_from_folder=p.read_from_folder if r.applies else None, project_path=r.project_path,
+                                notes=notes, errors=errors, project_enabled=p.project_enabled, has_user_config=user_config))
+    return rows
+
+
+def why_not_loaded(plugin: Plugin) -> str:
+    """A plugin's first reason not to load, in the user's words."""
+    reasons = {
+        PluginBlock.NOT_ENABLED: "the plugin is not enabled",
+        PluginBlock.MANAGED_OFF: "managed settings turn it off",
+        PluginBlock.OTHER_PROJECT: "it is installed only for other projects",
+        PluginBlock.MARKETPLACE_UNKNOWN: "its marketplace is not known",
+        PluginBlock.MARKETPLACE_FAILED: "its marketplace's marketplace.json cannot be read",
+        PluginBlock.NOT_IN_MARKETPLACE: "its marketplace no longer lists it",
+        PluginBlock.MANIFEST_INVALID: "Claude Code rejects its plugin.json",
+        PluginBlock.NO_FILES: "it has no folder to read",
+    }
+    return reasons.get(plugin.blocked, "the plugin is not enabled") if plugin.blocked else "it loads"
+
+
+def _plugin_diagnostics(plugin: Plugin, settings: Settings, diags: list[Diagnostic]) -> None:
     where = plugin.decided_in
     if plugin.kind != "marketplace":
         return
-    if plugin.enabled and not plugin.marketplace_known:
+    if plugin.blocked == PluginBlock.MARKETPLACE_UNKNOWN:
         diags.append(Diagnostic(
             "error", "plugin-marketplace-unknown", where,
             f'plugin "{plugin.id}" not loaded (hooks module, commands, skills, servers: none of it): its marketplace "{plugin.marketplace}" is not known here',
             fix=f"Add the marketplace: claude plugin marketplace add <source of {plugin.marketplace}>"))
+    elif plugin.blocked in (PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE, PluginBlock.OTHER_PROJECT):
+        fix = {PluginBlock.OTHER_PROJECT: f"Install it here: claude plugin install {plugin.id}",
+               PluginBlock.MARKETPLACE_FAILED: f"Update the marketplace: claude plugin marketplace update {plugin.marketplace}"}
+        diags.append(Diagnostic("warning", f"plugin-{plugin.blocked}", where,
+                                f'plugin "{plugin.id}" does not load: {why_not_loaded(plugin)}',
+                                fix=fix.get(plugin.blocked, f"Uninstall it (claude plugin uninstall {plugin.id}) or pick the plugin that replaced it")))
     if any("version list" in n for n in plugin.notes):
         diags.append(Diagnostic("warning", "plugin-version-list", where,
                                 f'enabledPlugins["{plugin.id}"] is a version list; the plugin is off',

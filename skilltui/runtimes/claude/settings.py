@@ -177,6 +177,7 @@ class Settings:
     paths: Paths
     sources: list[SettingsSource]  # highest precedence first
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # the environment Claude Code would run with
 
     def source(self, scope: str) -> SettingsSource | None:
         return next((s for s in self.sources if s.scope == scope), None)
@@ -191,9 +192,9 @@ class Settings:
         return Decision(None, None)
 
     def value(self, key: str) -> Any:
-        """A plain setting: the highest source that sets it wins."""
+        """A plain setting: the highest source that sets it wins. --add-dir settings count only for enabledPlugins."""
         for src in self.sources:
-            if key in src.data:
+            if key in src.data and src.scope != "add-dir":
                 return src.data[key]
         return None
 
@@ -202,7 +203,8 @@ class Settings:
         scopes in `skip` are not read."""
         out: dict[str, Any] = {}
         for src in reversed(self.sources):
-            if src.scope in skip:
+            # --add-dir settings count only for enabledPlugins (observed, §10.5), whatever the caller skips
+            if src.scope == "add-dir" or src.scope in skip:
                 continue
             value = src.data.get(key)
             if isinstance(value, dict):
@@ -210,9 +212,10 @@ class Settings:
         return out
 
     def plugin_order(self) -> list[str]:
-        """Ids in the order they first appear reading user, project, local, flag, managed (§10.3)."""
+        """Ids in the order they first appear reading the add-dir folders (in --add-dir order), user, project, local,
+        flag, managed (§10.3, observed: an id an add-dir folder names comes before every user one)."""
         seen: dict[str, None] = {}
-        for scope in ("user", "add-dir", "project", "local", "flag", "managed"):
+        for scope in ("add-dir", "user", "project", "local", "flag", "managed"):
             for src in self.sources:
                 if src.scope == scope and isinstance(src.data.get("enabledPlugins"), dict):
                     for key in src.data["enabledPlugins"]:
@@ -244,8 +247,9 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         sources.append(load_source("local", cwd_local))
     sources.append(load_source("project", paths.scope_file("project")))
     sources.append(load_source("user", paths.scope_file("user")))
-    for d in opts.add_dirs:
-        sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", "settings.json")))
+    for d in opts.add_dirs:  # both files of each folder count for enabledPlugins (observed), in this order
+        for name in ("settings.json", "settings.local.json"):
+            sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", name)))
 
     for path, keys, value in opts.pending:  # a "what if" view: the change applied in memory, never written
         for src in sources:
@@ -256,7 +260,7 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
                 for key in keys[:-1]:
                     node = node.setdefault(key, {}) if isinstance(node.get(key, {}), dict) else {}
                 node[keys[-1]] = value
-    settings = Settings(paths, sources)
+    settings = Settings(paths, sources, env=dict(opts.env))
     for src in sources:
         if not src.error:
             continue

@@ -5,6 +5,8 @@ The decision is pure over a Catalog; the write itself goes through `settings_wri
 
 from __future__ import annotations
 
+import os
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +34,9 @@ class Outcome:
     value: Any = None
     change: settings_writer.Change | None = None
     warnings: list[str] = field(default_factory=list)
+    ignore_context: tuple[str, dict[str, str]] | None = None  # (cwd, env) when the target is local settings
+    gitignore: str | None = None  # the global git ignore file a local-settings write added its rule to
+    gitignore_planned: str | None = None  # preview(): the git ignore file the write would add the rule to
 
     @property
     def ok(self) -> bool:
@@ -54,6 +59,8 @@ class Outcome:
             out["change"] = {"before": self.change.old_line, "after": self.change.new_line, "created": self.change.created}
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.gitignore:
+            out["gitignore"] = {"file": self.gitignore, "added": LOCAL_IGNORE_RULE}
         return out
 
     def stderr_line(self) -> str:
@@ -71,6 +78,70 @@ def _enabled_value(value: Any, kind: str) -> bool:
 def _deciding(settings: Settings, plugin_id: str, scopes: tuple[str, ...]):
     d = settings.decide(plugin_id, scopes)
     return d.value, d.source
+
+
+# ---------------------------------------------------------------- the git ignore rule for settings.local.json
+# Observed (2.1.332): every write of local settings also makes sure git ignores the file everywhere. Unless
+# `git check-ignore .claude/settings.local.json` (from the cwd, in a work tree) already says it is ignored, the line
+# `**/.claude/settings.local.json` is appended to the user's global ignore file: `core.excludesFile` from the global
+# git config (`~` expanded; a relative value is not used), else `$XDG_CONFIG_HOME/git/ignore`, else
+# `~/.config/git/ignore`. A file that already holds the line is left alone. Outside git it is written too.
+LOCAL_IGNORE_RULE = "**/.claude/settings.local.json"
+_GIT_TIMEOUT = 10  # seconds; git answers in milliseconds, a hung one must not hang skilltui
+
+
+def _git(args: list[str], cwd: str, env: dict[str, str]) -> tuple[int, str]:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=_GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        return -1, ""
+    return proc.returncode, proc.stdout
+
+
+def _git_env(settings: Settings) -> dict[str, str]:
+    """What Claude Code gives git: its own environment (HOME decides the global config), no system config."""
+    env = {"PATH": settings.env.get("PATH") or os.environ.get("PATH", ""), "HOME": settings.paths.home}
+    for key in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        if settings.env.get(key):
+            env[key] = settings.env[key]
+    return env
+
+
+def global_gitignore(cwd: str, env: dict[str, str]) -> str:
+    """The global git ignore file Claude Code writes to."""
+    code, out = _git(["--git-dir=/dev/null", "config", "--no-includes", "core.excludesfile"], cwd,
+                     dict(env, GIT_CONFIG_NOSYSTEM="1"))
+    value = out.strip() if code == 0 else ""
+    home = env.get("HOME", "")
+    if value == "~" or value.startswith("~/"):
+        return os.path.join(home, value[2:])
+    if value and os.path.isabs(value):
+        return value
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "git", "ignore")
+    return os.path.join(home, ".config", "git", "ignore")
+
+
+def planned_ignore(cwd: str, env: dict[str, str]) -> str | None:
+    """The git ignore file that a local-settings write would add the rule to, or None when none would change."""
+    in_work_tree = _git(["rev-parse", "--is-inside-work-tree"], cwd, env) == (0, "true\n")
+    if in_work_tree and _git(["check-ignore", "-q", "--", ".claude/settings.local.json"], cwd, env)[0] == 0:
+        return None
+    path = global_gitignore(cwd, env)
+    try:
+        with open(path, "rb") as fh:
+            if LOCAL_IGNORE_RULE.encode() in fh.read(2_000_001):
+                return None
+    except OSError:
+        pass
+    return path
+
+
+def ignore_local_settings(cwd: str, env: dict[str, str]) -> str | None:
+    """Add the rule as Claude Code does; returns the file written, or None when nothing was needed."""
+    path = planned_ignore(cwd, env)
+    return path if path and settings_writer.append_line(path, LOCAL_IGNORE_RULE) else None
 
 
 def _file_problem(path: str) -> str | None:
@@ -98,16 +169,17 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
             out.warnings.append(f"{src.path} {src.error}; it counts as empty")
 
     if scope is None:
+        # The scope that decides today, else user: the install records' scope plays no part (observed with
+        # project- and local-scope records for this very project).
         value, src = _deciding(settings, plugin_id, ("local", "project", "user"))
-        if src is not None:
-            target = src.scope
-        else:
-            target = plugin.scope if plugin.scope in WRITABLE_SCOPES else "user"
+        target = src.scope if src is not None else "user"
     else:
         target = scope
     out.scope = target
     out.path = settings.paths.scope_file(target)
     out.keys, out.value = ("enabledPlugins", plugin_id), enable
+    if target == "local":
+        out.ignore_context = (settings.paths.cwd, _git_env(settings))
 
     problem = _file_problem(out.path)
     if problem:
@@ -156,6 +228,8 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     target = scope or "local"
     out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
     out.keys, out.value = ("skillOverrides", name), value
+    if target == "local":
+        out.ignore_context = (settings.paths.cwd, _git_env(settings))
     if value not in OVERRIDE_VALUES:
         out.message, out.failure_code = f"unknown override {value!r}; use one of {', '.join(OVERRIDE_VALUES)}", "bad_value"
         return out
@@ -184,6 +258,8 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
 def preview(outcome: Outcome) -> Outcome:
     if outcome.ok:
         outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value)
+        if outcome.ignore_context is not None:  # so a dialog can show every file the write will touch
+            outcome.gitignore_planned = planned_ignore(*outcome.ignore_context)
     return outcome
 
 
@@ -195,4 +271,10 @@ def apply(outcome: Outcome) -> Outcome:
         outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value)
     except settings_writer.SettingsWriteError as exc:
         outcome.message, outcome.failure_code = str(exc), "write_refused"
+        return outcome
+    if outcome.ignore_context is not None:  # as Claude Code does after writing local settings
+        try:
+            outcome.gitignore = ignore_local_settings(*outcome.ignore_context)
+        except settings_writer.SettingsWriteError as exc:  # the settings write stands; say why git may not ignore it
+            outcome.warnings.append(f"{exc}; add {LOCAL_IGNORE_RULE} to your git ignore file yourself")
     return outcome

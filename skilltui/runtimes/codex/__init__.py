@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from skilltui.model import Catalog, Options
+from skilltui.runtimes import ModelPreset
+
+# The models Codex 0.171.0 lists (visibility "list" in its bundled models.json), by display name; their windows are
+# the one table in runtimes/codex/models.py.
+_LISTED = (("GPT-6.2-Sol", "gpt-6.2-sol"), ("GPT-6.2-Astra", "gpt-6.2-astra"), ("GPT-6-Astra", "gpt-6-astra"),
+           ("GPT-6.1-Sol", "gpt-6.1-sol"), ("GPT-6.1 Terra", "gpt-6.1-terra"), ("GPT-6-Sol", "gpt-6-sol"),
+           ("GPT-6-Luna", "gpt-6-luna"), ("GPT-5.6-Sol", "gpt-5.6-sol"), ("GPT-5.6-Terra", "gpt-5.6-terra"),
+           ("GPT-5.6-Luna", "gpt-5.6-luna"), ("GPT-5.5", "gpt-5.5"))
+
+
+def _presets() -> tuple[ModelPreset, ...]:
+    from skilltui.runtimes.codex.models import MODEL_WINDOWS
+
+    return tuple(ModelPreset(label, slug, MODEL_WINDOWS[slug]) for label, slug in _LISTED)
+
+
+MODELS = _presets()
 
 
 class _Codex:
     key = "codex"
     label = "Codex CLI"
     version = "0.171.0"
+    presets = MODELS
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.codex.discovery import discover

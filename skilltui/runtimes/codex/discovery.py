@@ -34,6 +34,7 @@ from skilltui.model import (
     Options,
     Skill,
 )
+from skilltui.runtimes.codex import models
 from skilltui.runtimes.codex.prompt import build_prompt, cut_description, path_key
 
 NAME = "codex"
@@ -174,10 +175,23 @@ def read_utf8(path: str, cap: int = READ_CAP, check_cap: int = UTF8_CHECK_CAP) -
                     decoder.decode(chunk, final=False)
                 decoder.decode(b"", final=len(data) < cap or seen < check_cap)
             except UnicodeDecodeError:
-                return None, "stream did not contain valid UTF-8"
+                return None, _utf8_error(path, check_cap)
             return text, None
     except OSError as exc:
         return None, _os_error(exc)
+
+
+def _utf8_error(path: str, check_cap: int) -> str:
+    """Rust's Utf8Error text, as Codex reports it: where the first bad sequence starts, and how long it is."""
+    with open(path, "rb") as fh:
+        data = fh.read(check_cap)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":
+            return f"incomplete utf-8 byte sequence from index {exc.start}"
+        return f"invalid utf-8 sequence of {exc.end - exc.start} bytes from index {exc.start}"
+    return "stream did not contain valid UTF-8"
 
 
 def _read_capped(path: str, cap: int = READ_CAP) -> tuple[bytes | None, str | None]:
@@ -203,6 +217,8 @@ def _yaml_error_message(exc: yaml.YAMLError) -> tuple[str, int | None]:
     """serde_yaml's libyaml error text: `<problem> at line L column C[, <context> at line L column C]`."""
     if isinstance(exc, yaml.MarkedYAMLError):
         msg = exc.problem or "invalid YAML"
+        if msg == "found undefined alias":  # libyaml via serde_yaml says it this way
+            msg = "unknown anchor"
         pm, cm = exc.problem_mark, exc.context_mark
         if pm is not None:
             msg += " at " + _mark(pm)
@@ -279,8 +295,8 @@ def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, A
     for key, value in node.value:
         if isinstance(key, yaml.ScalarNode) and key.value in known:
             if key.value in out:
-                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}` at {_mark(key.start_mark)}",
-                                 _where(key))
+                # serde's duplicate-field error carries no location (oracle, 2026-12-03)
+                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", _where(key))
             out[key.value] = (key, value)
     return out
 
@@ -763,10 +779,11 @@ def skill_roots(cwd: str, home: str, codex_home: str, markers: list[str]) -> tup
     between = _dirs_root_to_cwd(cwd, proj)
     roots: list[Root] = []
     codex_home_real = canonical(codex_home)
-    for d in reversed(between):  # project config layers, nearest to cwd first (highest precedence)
-        dot = os.path.join(d, ".codex")
-        if os.path.isdir(dot) and canonical(dot) != codex_home_real:
-            roots.append(Root(os.path.join(dot, "skills"), "repo", "project-codex"))
+    # Only the cwd's own `.codex/skills` (oracle, 2026-12-03: `.codex/skills` at the git root or between it and the
+    # cwd is not read, with or without a config.toml there; tests/fixtures/codex/dot-codex-cwd-only).
+    dot = os.path.join(cwd, ".codex")
+    if os.path.isdir(dot) and canonical(dot) != codex_home_real:
+        roots.append(Root(os.path.join(dot, "skills"), "repo", "project-codex"))
     roots.append(Root(os.path.join(codex_home, "skills"), "user", "codex-home"))
     roots.append(Root(os.path.join(home, ".agents", "skills"), "user", "home-agents"))
     roots.append(Root(os.path.join(codex_home, "skills", ".system"), "system", "system"))
@@ -1071,7 +1088,15 @@ def discover(opts: Options) -> Catalog:
                 s.extra["decided_by"] = {"file": user_cfg.path, "line": rule.line, "selector": rule.text}
 
     valid.sort(key=_list_key)
-    catalog.skills = valid + sorted(invalid.values(), key=lambda s: path_key(s.path))
+    # errors come root by root in scan order (oracle, 2026-12-03), then by path within a root
+    # and breadth-first within a root (shallower files first), then by path (oracle, 2026-12-03)
+    root_rank = {r.canonical: i for i, r in enumerate(roots)}
+
+    def error_key(s: Skill) -> tuple:
+        rel = os.path.relpath(s.path, s.root) if s.root else s.path
+        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
+
+    catalog.skills = valid + sorted(invalid.values(), key=error_key)
     catalog.extra.update({
         "codex_home": codex_home,
         "project_root": proj,
@@ -1080,7 +1105,8 @@ def discover(opts: Options) -> Catalog:
         "roots": [r.to_json() for r in roots],
     })
 
-    prompt = build_prompt(catalog)  # the window is unknown here: 8000 characters
+    catalog.extra["model"] = models.resolve(user_cfg.data, user_cfg.path)
+    prompt = build_prompt(catalog)  # under the window of the model Codex would run
     catalog.extra["prompt"] = prompt
     position = {e.path: i for i, e in enumerate(prompt.included())}
     for s in valid:

@@ -12,7 +12,8 @@ The developer message is
     </skills_instructions>
 
 Budget (as Codex computes it): with a known context window, 2% of it in tokens, a text costing ceil(UTF-8 bytes / 4)
-tokens (about 4 characters a token); with no window, 8000 characters. The alias table is paid for first. When the full
+tokens (about 4 characters a token); with no window, 8000 characters. The alias table is priced but not taken out of
+the budget (observed with the oracle: 0.171.0 fits the lines to the whole 2%, table or not). When the full
 lines do not fit, descriptions are shortened one character at a time, round-robin over the skills in prompt order; when
 even the bare lines (no description) do not fit, the bare lines are taken in prompt order while they fit and the rest
 are dropped.
@@ -41,6 +42,81 @@ INTRO_WITH_ABSOLUTE_PATHS = (
     "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the list of "
     "skills that can be used. Each entry includes a name, description, and file path so you can open the source for "
     "full instructions when using a specific skill."
+)
+# Models whose entry in the bundled models.json has include_skills_usage_instructions (gpt-5.5 in 0.171.0) get this
+# section after the list (the text as 0.171.0 prints it; the binary holds only the alias-table variant).
+HOW_TO_USE_HEADING = "### How to use skills"
+HOW_TO_USE = (
+    "- Discovery: The list above is the skills available in this session (name + description + short path). Skill bodies live on disk at the listed paths after expanding the matching alias from `### Skill roots`.\n"
+    "- Trigger rules: If the user names a skill (with `$SkillName` or plain text) OR the task clearly matches a skill's description shown above, you must use that skill for that turn. Multiple mentions mean use them all. Do not carry skills across turns unless re-mentioned.\n"
+    "- Missing/blocked: If a named skill isn't in the list or the path can't be read, say so briefly and continue with the best fallback.\n"
+    "- How to use a skill (progressive disclosure):\n"
+    "  1) After deciding to use a skill, the main agent must expand the listed short `path` with the matching alias from `### Skill roots`, then open and read its `SKILL.md` completely before taking task actions. If a read is truncated or paginated, continue until EOF.\n"
+    "  2) When `SKILL.md` references relative paths (e.g., `scripts/foo.py`), resolve them relative to the directory containing that expanded `SKILL.md` first, and only consider other paths if needed.\n"
+    "  3) If `SKILL.md` points to extra folders such as `references/`, use its routing instructions to identify the files required for the task. The main agent must read each required instruction or reference file itself before acting on it. Do not delegate reading, summarizing, or interpreting skill instructions to a subagent. Subagents may still perform task work when the selected skill allows it.\n"
+    "  4) If `scripts/` exist, prefer running or patching them instead of retyping large code blocks.\n"
+    "  5) If `assets/` or templates exist, reuse them instead of recreating from scratch.\n"
+    "- Coordination and sequencing:\n"
+    "  - If multiple skills apply, choose the minimal set that covers the request and state the order you'll use them.\n"
+    "  - Announce which skill(s) you're using and why (one short line). If you skip an obvious skill, say why.\n"
+    "- Context hygiene:\n"
+    "  - Progressive disclosure applies to selecting relevant files, not partially reading a selected instruction file. Do not load unrelated references, scripts, or assets.\n"
+    "  - Avoid deep reference-chasing: prefer opening only files directly linked from `SKILL.md` unless you're blocked.\n"
+    "  - When variants exist (frameworks, providers, domains), pick only the relevant reference file(s) and note that choice.\n"
+    "- Safety and fallback: If a skill can't be applied cleanly (missing files, unclear instructions), state the issue, pick the next-best approach, and continue."
+)
+# The source-locator variant (0.171.0 renders it for executor/cloud skills; for file skills it is only the yardstick
+# the roots table is priced against, see _locator_body).
+INTRO_WITH_LOCATORS = (
+    "A skill is a set of instructions provided through a `SKILL.md` source. Below is the list of skills "
+    "that can be used. Each entry includes a name, description, and source locator. `file` locators are "
+    "on the host filesystem, `executor package` locators are owned by their execution environment, "
+    "`cloud package` locators are opaque package identifiers, and `custom resource` locators use their "
+    "provider's access mechanism."
+)
+HOW_TO_USE_WITH_LOCATORS = (
+    "- Discovery: The list above is the skills available in this session (name + description + source "
+    "locator). `file` entries live on the host filesystem, `executor package` and `cloud package` "
+    "entries are accessed directly through `skills.read`, and `custom resource` entries use their "
+    "provider's access mechanism.\n"
+    "- Trigger rules: If the user names a skill (with `$SkillName` or plain text) OR the task clearly "
+    "matches a skill's description shown above, you must use that skill for that turn. Multiple mentions "
+    "mean use them all. Do not carry skills across turns unless re-mentioned.\n"
+    "- Missing/blocked: If a named skill isn't in the list or its source can't be read, say so briefly "
+    "and continue with the best fallback.\n"
+    "- How to use a skill (progressive disclosure):\n"
+    "  1) After deciding to use a skill, the main agent must read its `SKILL.md` completely before "
+    "taking task actions. For a `file` entry, open the listed path. For an `executor package` or `cloud "
+    "package`, pass the listed locator directly to `skills.read` as `package`; root aliases are resolved "
+    "automatically. Omit `resource` to read `SKILL.md` directly without calling `skills.list`. If a read "
+    "is paginated, follow `next_cursor` until EOF.\n"
+    "  2) When `SKILL.md` references another resource, use the same access mechanism. For executor and "
+    "cloud skills, pass the complete package-contained resource identifier with the same package to "
+    "`skills.read`; do not treat `skill://` identifiers as filesystem paths.\n"
+    "  3) If `SKILL.md` points to extra folders such as `references/`, use its routing instructions to "
+    "identify the resources required for the task. The main agent must read each required instruction or "
+    "reference file itself before acting on it. Do not delegate reading, summarizing, or interpreting "
+    "skill instructions to a subagent. Subagents may still perform task work when the selected skill "
+    "allows it.\n"
+    "  4) For filesystem-backed skills, prefer running or patching provided scripts instead of retyping "
+    "large code blocks. For executor and cloud skills, use `skills.read` and the available tools; do not "
+    "invent a local path.\n"
+    "  5) Reuse provided assets or templates through the same source access mechanism instead of "
+    "recreating them.\n"
+    "- Coordination and sequencing:\n"
+    "  - If multiple skills apply, choose the minimal set that covers the request and state the order "
+    "you'll use them.\n"
+    "  - Announce which skill(s) you're using and why (one short line). If you skip an obvious skill, "
+    "say why.\n"
+    "- Context hygiene:\n"
+    "  - Progressive disclosure applies to selecting relevant files, not partially reading a selected "
+    "instruction file. Do not load unrelated references, scripts, or assets.\n"
+    "  - Avoid deep reference-chasing: prefer opening only files directly linked from `SKILL.md` unless "
+    "you're blocked.\n"
+    "  - When variants exist (frameworks, providers, domains), pick only the relevant reference file(s) "
+    "and note that choice.\n"
+    "- Safety and fallback: If a skill can't be applied cleanly (missing files, unclear instructions), "
+    "state the issue, pick the next-best approach, and continue."
 )
 DEFAULT_CHAR_BUDGET = 8000
 WINDOW_PERCENT = 2
@@ -88,13 +164,23 @@ def _line(name: str, description: str, file: str) -> str:
     return f"- {name}: {description} (file: {file})" if description else f"- {name}: (file: {file})"
 
 
-def _body(root_lines: Sequence[str], skill_lines: Sequence[str]) -> str:
+def _locator_body(how_to_use: bool = False) -> str:
+    """The body without a roots table that 0.171.0 prices the aliased body against."""
+    lines = ["## Skills", INTRO_WITH_LOCATORS, "### Skill roots", "### Available skills"]  # fits every recording
+    if how_to_use:
+        lines += [HOW_TO_USE_HEADING, HOW_TO_USE_WITH_LOCATORS]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _body(root_lines: Sequence[str], skill_lines: Sequence[str], how_to_use: bool = False) -> str:
     lines = ["## Skills"]
     if root_lines:
         lines += [INTRO_WITH_ALIASES, "### Skill roots", *root_lines]
     else:
         lines.append(INTRO_WITH_ABSOLUTE_PATHS)
     lines += ["### Available skills", *skill_lines]
+    if how_to_use:
+        lines += [HOW_TO_USE_HEADING, HOW_TO_USE]
     return "\n" + "\n".join(lines) + "\n"
 
 
@@ -141,10 +227,11 @@ class CodexPrompt:
     entries: list[PromptEntry] = field(default_factory=list)  # prompt order, dropped ones included
     table_cost: int = 0  # what the alias table costs (paid before any line)
     total_full: int = 0  # what every line in full would cost
-    used: int = 0  # what the chosen lines cost
+    used: int = 0  # what the chosen lines cost (the table is not counted against the budget)
     over_budget: bool = False
     warning: str | None = None
     shipped_not_shown: list[str] = field(default_factory=list)  # names whose line text is Codex's own
+    model: Any = None  # the models.ModelChoice the window came from, when it came from the catalog
 
     @property
     def budget_chars(self) -> int:
@@ -160,6 +247,7 @@ class CodexPrompt:
             "runtime_version": "0.171.0",
             "simulation": True,
             "context_window": self.context_window,
+            "model": None if self.model is None else self.model.to_json(),
             "budget": self.budget,
             "unit": self.unit,
             "budget_chars": self.budget_chars,
@@ -240,7 +328,8 @@ def _token_extra(bare_line_bytes: int, desc_bytes: int) -> int:
     return max(0, math.ceil((bare_line_bytes + desc_bytes + 1) / BYTES_PER_TOKEN) - minimum)
 
 
-def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window: int | None = None) -> CodexPrompt:
+def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window: int | None = None,
+                  how_to_use: bool = False) -> CodexPrompt:
     """Render the `<skills_instructions>` message for the skills that reach the prompt.
 
     `skills`: the prompt-eligible skills (enabled, implicit invocation allowed), any order; each needs name, source
@@ -263,7 +352,10 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
         if s.root not in alias_roots:
             alias_roots.append(s.root)
     root_lines = [f"- `r{i}` = `{root}`" for i, root in enumerate(alias_roots)]
-    table_cost = text_cost(_body(root_lines, []), unit) - text_cost(_body([], []), unit)
+    # What the table costs = the aliased body's cost over the source-locator body's (whose longer intro often makes
+    # the difference negative: then nothing is taken), as 0.171.0 prices it (oracle, 2026-12-03).
+    table_cost = max(0, text_cost(_body(root_lines, [], how_to_use), unit)
+                     - text_cost(_locator_body(how_to_use), unit))
     if table_cost >= limit:  # the table alone does not fit: absolute paths, as Codex falls back
         alias_roots, root_lines, table_cost = [], [], 0
     alias = {root: f"r{i}" for i, root in enumerate(alias_roots)}
@@ -297,7 +389,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     if full <= remaining_limit:
         for e, d in zip(entries, descs):
             e.state, e.shown_chars = FULL, len(d)
-        prompt.used = table_cost + full
+        prompt.used = full
     elif bare <= remaining_limit:
         prompt.over_budget = True
         bare_bytes = None
@@ -309,7 +401,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             e.shown_chars = k
             e.state = FULL if k >= len(d) else SHORTENED
             spent += text_cost(_line(e.name, d[:k], e.file) + "\n", unit)
-        prompt.used = table_cost + spent
+        prompt.used = spent
         cut = sum(len(d) - k for d, k in zip(descs, alloc))
         if cut and -(-cut // len(entries)) > 100:
             prompt.warning = (
@@ -329,7 +421,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             else:
                 e.state = DROPPED
                 dropped += 1
-        prompt.used = table_cost + spent
+        prompt.used = spent
         if dropped:
             prompt.warning = (
                 "Exceeded skills context budget"
@@ -348,7 +440,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             continue
         e.line = _line(e.name, (e.description or "")[: e.shown_chars], e.file)
         skill_lines.append(e.line)
-    prompt.text = OPEN_TAG + _body(root_lines, skill_lines) + CLOSE_TAG
+    prompt.text = OPEN_TAG + _body(root_lines, skill_lines, how_to_use) + CLOSE_TAG
     return prompt
 
 
@@ -360,6 +452,13 @@ def prompt_eligible(skill: Skill) -> bool:
 
 
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
-    """The prompt for a Codex catalog under a context window (None: unknown, 8000 characters). Pure; never re-scans."""
+    """The prompt for a Codex catalog under a context window (None: the window of the model Codex would run for this
+    user, from discovery; 8000 characters when the catalog does not say). Pure; never re-scans."""
+    choice = catalog.extra.get("model")
+    if context_window is None:
+        context_window = getattr(choice, "context_window", None)
     roots = [r["path"] for r in catalog.extra.get("roots", [])]
-    return render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window)
+    prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window,
+                           how_to_use=bool(getattr(choice, "usage_instructions", False)))
+    prompt.model = choice
+    return prompt

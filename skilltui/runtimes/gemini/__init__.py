@@ -10,6 +10,7 @@ class _Gemini:
     label = "Gemini CLI"
     version = "0.61.0"
     has_budget = False  # every enabled skill is sent in full
+    presets = ()  # no budget: no model changes the prompt's skills
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.gemini.discovery import discover

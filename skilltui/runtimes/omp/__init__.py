@@ -9,6 +9,7 @@ class _Omp:
     key = "omp"
     label = "oh-my-pi"
     version = "18.3.4"
+    presets = ()  # every listed skill is in the prompt in full: no window changes it
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.omp.discovery import discover

@@ -12,7 +12,9 @@ import math
 import re
 from typing import Any
 
-from skilltui.frontmatter import YamlError, load_yaml12
+import yaml
+
+from skilltui.frontmatter import MAX_YAML_NODES, YamlError, _expanded_size, _Yaml12Loader, load_yaml12
 from skilltui.model import Frontmatter
 
 # ---------------------------------------------------------------- JavaScript string semantics
@@ -143,13 +145,49 @@ def quote_ambiguous_plain_scalars(metadata: str) -> str | None:
     return "\n".join(lines) if changed else None
 
 
+def _load_bun(text: str) -> Any:
+    """load_yaml12, but a tag Bun does not know (`!tag value`) is dropped and the value kept (oracle, 2026-12-03:
+    `description: !tag value` lists as "value"; tests/fixtures/omp/local-tag)."""
+    try:
+        return load_yaml12(text)
+    except YamlError as exc:
+        if "could not determine a constructor for the tag" not in str(exc):
+            raise
+    loader = _UntaggedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_YAML_NODES:  # the same alias-bomb guard as load_yaml12
+            raise YamlError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", node.start_mark.line)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise YamlError(str(getattr(exc, "problem", None) or exc), mark.line if mark else None) from None
+
+
+class _UntaggedLoader(_Yaml12Loader):
+    pass
+
+
+def _untagged(loader: _UntaggedLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_mapping(node, deep=True)
+
+
+_UntaggedLoader.add_multi_constructor("!", _untagged)
+
+
 def _parse_record(metadata: str) -> tuple[dict | None, bool]:
     """Bun `YAML.parse` of the block with tabs widened. Returns (mapping or None, was_non_mapping). Raises YamlError."""
     text = metadata.replace("\t", "  ")
     if not text.endswith("\n"):
         # Bun keeps a block scalar's final line break at the end of input (a folded `>` description keeps its "\n").
         text += "\n"
-    loaded = load_yaml12(text)
+    loaded = _load_bun(text)
     if loaded is None:
         return None, False
     if not isinstance(loaded, dict):
@@ -161,7 +199,7 @@ def _fallback_value(raw: str) -> Any:
     if not raw:
         return raw
     try:
-        parsed = load_yaml12(raw)
+        parsed = _load_bun(raw)
     except YamlError:
         return raw
     if parsed is None:

@@ -6,11 +6,12 @@ the redraw waits until it is shown again, so a refresh costs only the visible sc
 
 from __future__ import annotations
 
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from skilltui.tui import textual_private as private
 from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import TopBar
 
@@ -31,7 +32,7 @@ class BaseScreen(Screen):
             # Built after start-up (the app prepares its screens ahead): it is styled against the app's current
             # stylesheet when mounted, so Textual's mode switch need not reparse the stylesheet and restyle every
             # widget on the first two visits, as it does for a screen it has not seen refreshed.
-            self._css_update_count = self.app._css_update_count
+            private.adopt_app_stylesheet(self, self.app)
 
     def compose(self) -> ComposeResult:
         yield TopBar(self.MODE)
@@ -53,15 +54,16 @@ class BaseScreen(Screen):
         if self.is_current and self._ready:
             self._redraw()
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+    @on(events.ScreenResume)
+    def _keep_styles(self, event: events.ScreenResume) -> None:
         # Textual restyles every widget of a screen each time it is shown (about 1 ms a widget). A suspended
         # screen's styles stay current (class changes restyle at once, a theme change goes through the mode
         # switch's CSS refresh), so only a change of the terminal's focus, which styles follow, needs it.
         if self._focus_when_suspended is None or self._focus_when_suspended == self.app.app_focus:
-            event.refresh_styles = False
-        self.on_screen_resume()
+            event.refresh_styles = False  # runs before Screen's own handler, which reads it (a public field)
 
-    def _on_screen_suspend(self) -> None:
+    @on(events.ScreenSuspend)
+    def _remember_focus(self) -> None:
         self._focus_when_suspended = self.app.app_focus
 
     def on_screen_resume(self) -> None:

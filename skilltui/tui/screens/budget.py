@@ -7,7 +7,6 @@ The engine prepares the rows once per catalog (`budget.prepared_for`); each chan
 from __future__ import annotations
 
 import asyncio
-import re
 from functools import partial
 
 from rich.text import Text
@@ -17,29 +16,25 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from skilltui import budget
+from skilltui import budget, units, whatif
+from skilltui.runtimes import ModelPreset, get
 from skilltui.runtimes.claude import listing
 from skilltui.text import safe
+from skilltui.tui import messages
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
-from skilltui.tui.screens.toggle import ToggleRequest
 from skilltui.tui.widgets.budget_bar import BudgetBar
+from skilltui.tui.widgets.table import RowTable
 
 BATCH = 200  # table rows added at a time
-_WINDOW = re.compile(r"^\s*([0-9][0-9,_]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*$")
 
 
 def parse_window(value: str) -> int | None:
-    """"200000", "200,000", "200k", "1m" -> tokens; "" -> None; anything else raises ValueError."""
+    """The window field: "" -> None; "200k", "1m", "1_000_000" -> tokens; else ValueError with a message for the user
+    (the CLI's parser: skilltui.units)."""
     if not value.strip():
         return None
-    m = _WINDOW.match(value)
-    if not m:
-        raise ValueError(value)
-    number = float(m.group(1).replace(",", "").replace("_", ""))
-    number *= {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()]
-    if number < 1:
-        raise ValueError(value)
-    return int(number)
+    return units.parse_count(value, "window")
 
 
 class BudgetScreen(BaseScreen):
@@ -51,8 +46,11 @@ class BudgetScreen(BaseScreen):
             "last column marks entries whose state differs from the default window (what the runtime would do now). `o` sets a skill override and `t` toggles the "
             "entry's plugin; both show the effect on this listing before anything is written.")
     BINDINGS = [
-        Binding("w", "focus('window')", "Window", id="budget.window", tooltip="Type a context window in tokens"),
-        Binding("m", "focus('model')", "Model", id="budget.model", tooltip="Type a model id"),
+        # p, m and w are written in the fields themselves ("preset (p)"), so the footer keeps room at 80 columns
+        Binding("p", "presets", "Preset", show=False, id="budget.preset", tooltip="Choose one of the runtime's models"),
+        Binding("m", "focus('model')", "Model", show=False, id="budget.model", tooltip="Type a model id"),
+        Binding("w", "focus('window')", "Window", show=False, id="budget.window",
+                tooltip="Type a context window in tokens"),
         Binding("o", "override", "Override", id="budget.override", tooltip="Set a skillOverrides value for this entry"),
         Binding("t", "toggle_plugin", "Toggle plugin", id="budget.plugin", tooltip="Enable or disable this entry's plugin"),
         Binding("escape", "leave_field", "Back to the table", show=False, id="budget.leave"),
@@ -68,24 +66,36 @@ class BudgetScreen(BaseScreen):
         self._filled: list[tuple[Text, ...]] = []
         self._filled_for = None
         self._filled_theme = ""
+        self._filled_narrow = False
+        self._presets_of: str | None = None  # the runtime whose presets the list shows
+        self.window_error: str | None = None  # what is wrong with the typed window, said on the screen
+        self._pending_preset: ModelPreset | None = None
+        self.shown_presets: tuple[ModelPreset, ...] = ()
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="budget-controls"):
-            yield Select([(label, mid) for label, mid in listing.PRESETS], prompt="Model preset", id="preset",
-                         compact=True)
+            yield Select([], prompt="preset (p)", id="preset", compact=True)
             yield Input(placeholder="model id (m)", id="model", compact=True)
-            yield Input(placeholder="window in tokens (w): 200k, 1m", id="window", compact=True)
+            yield Input(placeholder="window (w): 200k", id="window", compact=True)
         yield Static(id="budget-params")
+        yield Static(id="budget-fit")
         yield BudgetBar(id="bar")
         with Horizontal(id="budget-main"):
-            table = DataTable(id="entries", cursor_type="row")
+            table = RowTable(id="entries", cursor_type="row")
             table.loading = True
             yield table
             with Vertical(id="prompt-box"):
                 yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
                 yield TextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
 
+    def on_resize(self) -> None:
+        if self._ready and self.app.state is not None and (self.app.size.width < 110) != self._filled_narrow:
+            self.call_after_refresh(self.recompute)  # the columns fit the new width
+
     def refresh_view(self) -> None:
+        if self._pending_preset is not None:
+            preset, self._pending_preset = self._pending_preset, None
+            self.use_preset(preset)  # its fields' Changed messages recompute
         self.recompute()
 
     # ------------------------------------------------------------ the simulation
@@ -98,11 +108,13 @@ class BudgetScreen(BaseScreen):
             params_line.update(Text(self.app.busy or "scanning…", style="italic"))
             return
         table.loading = False
+        self._show_presets(state.catalog.runtime)
         if state.catalog.runtime != "claude":
             self._other_runtime(state, table, params_line)
             return
         self.query_one("#bar", BudgetBar).display = True
         if state.claude is None or state.prepared is None:
+            self.query_one("#budget-fit", Static).update("")
             params_line.update(Text("The budget simulation models Claude Code's listing; it is not available: "
                                     + safe(state.error or "Claude Code's catalog could not be read"), style="italic"))
             table.clear(columns=True)
@@ -113,17 +125,11 @@ class BudgetScreen(BaseScreen):
             self._previous = {e.label: e.state for e in listing.simulate_prepared(state.prepared, default.budget).entries}
             self._default_budget = default.budget
         model = self.query_one("#model", Input).value.strip() or None
-        window_field = self.query_one("#window", Input)
-        try:
-            window = parse_window(window_field.value)
-            window_field.remove_class("-invalid")
-        except ValueError:
-            window = None
-            window_field.add_class("-invalid")
-        params = budget.params_for(state.claude, state.opts, model=model, context_window=window)
-        result = listing.simulate_prepared(state.prepared, params.budget)
+        window = self._window()
+        params, result = whatif.listing_under(state.claude, state.opts, state.prepared, model=model,
+                                              context_window=window)
         self.result = result
-        self.app.budget_chars = params.budget
+        self.post_message(messages.BudgetChanged(params.budget))
         now = {e.label: e.state for e in result.entries}
         self.changes = {k: (self._previous[k], v) for k, v in now.items() if k in self._previous and self._previous[k] != v}
         self._show_params(params, result)
@@ -136,10 +142,10 @@ class BudgetScreen(BaseScreen):
 
     def _other_runtime(self, state, table: DataTable, params_line: Static) -> None:
         """Codex and oh-my-pi render their own prompt with their own limits: show that text and each entry's fate."""
-        try:
-            window = parse_window(self.query_one("#window", Input).value)
-        except ValueError:
-            window = None
+        window = self._window()
+        if window is None:
+            typed = self.query_one("#model", Input).value.strip()
+            window = next((p.context_window for p in get(state.catalog.runtime).presets if p.model == typed), None)
         view = budget.other_runtime(state.catalog, context_window=window)
         data = view.to_json()
         catalog = state.catalog
@@ -154,6 +160,7 @@ class BudgetScreen(BaseScreen):
             if data.get("over_budget"):
                 t.append("   over budget: descriptions shortened or skills dropped", style=palette(self.app)["warning"])
         params_line.update(t)
+        self.query_one("#budget-fit", Static).update(self._error_line() or "")
         self.query_one("#bar", BudgetBar).display = False
         self.result, self._filled_for = None, None
         table.clear(columns=True)
@@ -178,7 +185,12 @@ class BudgetScreen(BaseScreen):
         else:
             t.append(f" ({params.source})")
         t.append(f"   simulated listing of Claude Code {result.prepared.version}", style="dim")
-        t.append("\n")
+        self.query_one("#budget-params", Static).update(t)
+        error = self._error_line()
+        if error is not None:
+            self.query_one("#budget-fit", Static).update(error)
+            return
+        t = Text(no_wrap=True, overflow="ellipsis")
         if result.over_budget:
             squeezed = sum(e.state == "name-only" for e in result.entries)
             t.append(f"Over budget: full width {result.total_full:,} > {result.budget:,}; "
@@ -189,9 +201,63 @@ class BudgetScreen(BaseScreen):
         if self.changes:
             t.append(f"   {len(self.changes)} entries differ from the default window "
                      f"(budget {self._default_budget:,})", style="italic")
-        self.query_one("#budget-params", Static).update(t)
+        self.query_one("#budget-fit", Static).update(t)
+
+    # ------------------------------------------------------------ the fields
+    def _window(self) -> int | None:
+        """The typed window, or None (empty or invalid; an invalid one is said on the screen)."""
+        field = self.query_one("#window", Input)
+        try:
+            window = parse_window(field.value)
+        except ValueError as exc:
+            self.window_error = str(exc)
+            field.add_class("-invalid")
+            return None
+        self.window_error = None
+        field.remove_class("-invalid")
+        return window
+
+    def _error_line(self) -> Text | None:
+        if self.window_error is None:
+            return None
+        return Text(safe(self.window_error), no_wrap=True,
+                    overflow="ellipsis", style=f"bold {palette(self.app)['error']}")
+
+    def _show_presets(self, runtime: str) -> None:
+        """The current runtime's model presets (a runtime property); none for a runtime without a budget."""
+        if runtime == self._presets_of:
+            return
+        self._presets_of = runtime
+        select = self.query_one("#preset", Select)
+        presets = self.shown_presets = get(runtime).presets
+        with self.prevent(Select.Changed):
+            select.set_options([(p.label, p.model) for p in presets])
+        select.display = bool(presets)
+        self.query_one("#model", Input).display = bool(presets)
+
+    def _sync_preset(self) -> None:
+        """The preset list shows the typed model id when it is a preset, and nothing otherwise."""
+        select = self.query_one("#preset", Select)
+        typed = self.query_one("#model", Input).value.strip()
+        models = {p.model for p in get(self._presets_of).presets} if self._presets_of else set()
+        with self.prevent(Select.Changed):
+            if typed in models:
+                select.value = typed
+            elif not select.is_blank():
+                select.clear()
+
+    def use_preset(self, preset: ModelPreset) -> None:
+        """Show the listing under this model: its id in the model field, its window (if the runtime needs it)."""
+        if not self._ready:  # asked from the palette before this screen was ever shown: once it is composed
+            self._pending_preset = preset
+            return
+        self.query_one("#model", Input).value = preset.model
+        self.query_one("#window", Input).value = f"{preset.context_window:_}" if preset.context_window else ""
+        if self._presets_of is not None:
+            self._sync_preset()
 
     COLUMNS = (("#", 3), ("Entry", 22), ("Source", 10), ("State", 9), ("Shown", 6), ("Full", 6), ("vs default", 12))
+    NARROW_WIDTHS = {"Entry": 19, "Source": 8, "vs default": 10}  # below the app's breakpoint: 80 cells
 
     def _cells(self, i: int, e, colours) -> tuple[Text, ...]:
         shown = e.full_width if e.shown == "full" else e.name_only_width
@@ -212,8 +278,9 @@ class BudgetScreen(BaseScreen):
         that changed are updated: a keystroke then redraws a few cells, not the table."""
         colours = palette(self.app)
         rows = [self._cells(i, e, colours) for i, e in enumerate(result.entries)]
+        narrow = self.app.size.width < 110
         same = (self._filled_for is result.prepared and self._filled_theme == self.app.theme
-                and len(self._filled) == len(rows) == table.row_count)
+                and self._filled_narrow == narrow and len(self._filled) == len(rows) == table.row_count)
         if same:
             for i, (old, new) in enumerate(zip(self._filled, rows)):
                 for (name, _), a, b in zip(self.COLUMNS, old, new):
@@ -223,8 +290,9 @@ class BudgetScreen(BaseScreen):
             return
         keep = table.cursor_row
         table.clear(columns=True)
+        self._filled_narrow = narrow
         for name, width in self.COLUMNS:
-            table.add_column(name, width=width, key=name)
+            table.add_column(name, width=self.NARROW_WIDTHS.get(name, width) if narrow else width, key=name)
         for i, cells in enumerate(rows[:BATCH]):
             table.add_row(*cells, key=f"e:{i}")
         self._filled, self._filled_for, self._filled_theme = rows, result.prepared, self.app.theme
@@ -244,20 +312,48 @@ class BudgetScreen(BaseScreen):
 
     # ------------------------------------------------------------ events
     @on(Input.Changed, "#model")
+    def _model_changed(self) -> None:
+        self._sync_preset()
+        self.recompute()
+
     @on(Input.Changed, "#window")
-    def _input_changed(self) -> None:
+    def _window_changed(self) -> None:
         self.recompute()
 
     @on(Select.Changed, "#preset")
     def _preset(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.query_one("#model", Input).value = event.value
-            self.query_one("#window", Input).value = ""
+        if isinstance(event.value, str) and self._presets_of is not None:
+            preset = next((p for p in get(self._presets_of).presets if p.model == event.value), None)
+            if preset is not None:
+                self.use_preset(preset)
+
+    def action_presets(self) -> None:
+        select = self.query_one("#preset", Select)
+        if not select.display:
+            self.notify("This runtime has no budget: every listed skill is sent in full, whatever the model.",
+                        markup=False)
+            return
+        self.set_focus(select)
+        select.expanded = True
 
     @on(Input.Submitted)
     def action_leave_field(self) -> None:
         """Enter or Esc in a field hands the keys back to the table, so 1–5 switch screens again."""
         self.set_focus(self.query_one("#entries", DataTable))
+
+    def on_key(self, event) -> None:
+        # Keys typed in one burst ("w2k" fast, or from tmux send-keys) all reach the table before the "w" binding
+        # runs, as on the Skills screen: "w" and "m" move the focus as the key passes, and the printable keys after
+        # them, which come back unused from the table, go to the field.
+        field = self.focused if isinstance(self.focused, Input) else None
+        if field is None:
+            which = {"w": "window", "m": "model"}.get(event.key)
+            if which is not None:
+                self.action_focus(which)
+                event.stop()
+        elif event.is_printable and event.character:
+            field.insert_text_at_cursor(event.character)
+            event.stop()
 
     def action_focus(self, which: str) -> None:
         # at once, not deferred like Widget.focus(): the keys typed right after belong to the field
@@ -282,7 +378,7 @@ class BudgetScreen(BaseScreen):
         if entry.shipped:
             self.notify("Entries shipped inside Claude Code take skillOverrides too; choose a value.", markup=False)
         value = "name-only" if entry.shown == "full" else "on"
-        self.app.request_toggle(ToggleRequest("override", entry.name, value))
+        self.post_message(messages.RequestToggle(ToggleRequest("override", entry.name, value)))
 
     def action_toggle_plugin(self) -> None:
         skill = self._skill(self._entry())
@@ -290,4 +386,4 @@ class BudgetScreen(BaseScreen):
             self.notify("This entry does not come from a plugin; use the Plugins screen (4) for the others.",
                         markup=False)
             return
-        self.app.request_toggle(ToggleRequest("plugin", skill.plugin, False))
+        self.post_message(messages.RequestToggle(ToggleRequest("plugin", skill.plugin, False)))

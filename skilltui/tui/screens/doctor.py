@@ -10,7 +10,7 @@ from textual.widgets import Static, Tree
 
 from skilltui.model import SEVERITIES, Diagnostic
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
 
 EAGER = 300  # up to this many diagnostics, every small group opens at once
@@ -105,8 +105,8 @@ class DoctorScreen(BaseScreen):
                 self._places[d.path] = safe(data.short_path(d.path, catalog)) if d.path else "–"
             where = self._places[d.path] + (f":{d.line}" if d.line else "")
             leaf = Text(no_wrap=True, overflow="ellipsis")
-            leaf.append(safe(d.message))
-            leaf.append("  " + where, style="dim")
+            leaf.append(where + "  ", style="dim")  # the file first: a long message is what gets cut
+            leaf.append(safe(data.short_paths_in(d.message, catalog)))
             node.add_leaf(leaf, data=d)
 
     @on(Tree.NodeExpanded, "#diagnostics")
@@ -121,8 +121,9 @@ class DoctorScreen(BaseScreen):
         t = Text()
         t.append(f"{d.severity} {safe(d.code)}", style="bold")
         if d.path:
-            t.append("  " + safe(d.path) + (f":{d.line}" if d.line else ""), style="dim")
-        t.append("\n" + safe(d.message))
+            t.append("  " + safe(data.short_path(d.path, self.app.catalog)) + (f":{d.line}" if d.line else ""),
+                     style="dim")
+        t.append("\n" + safe(data.short_paths_in(d.message, self.app.catalog)))
         if d.fix:
             t.append("\nfix: ", style="bold")
             t.append(safe(d.fix))
@@ -135,12 +136,12 @@ class DoctorScreen(BaseScreen):
     @on(Tree.NodeSelected, "#diagnostics")
     def _selected(self, event: Tree.NodeSelected) -> None:
         if isinstance(event.node.data, Diagnostic):
-            self.app.open_diagnostic(event.node.data)
+            self.post_message(messages.OpenDiagnostic(event.node.data))
 
     def action_open(self) -> None:
         node = self.query_one("#diagnostics", Tree).cursor_node
         if node is not None and isinstance(node.data, Diagnostic):
-            self.app.open_diagnostic(node.data)
+            self.post_message(messages.OpenDiagnostic(node.data))
         elif node is not None:
             node.toggle()
 

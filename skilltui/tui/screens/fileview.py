@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from skilltui.text import safe
+from skilltui.tui import data
 
 READ_CAP = 256 * 1024
 LINE_CAP = 4000
@@ -65,7 +66,7 @@ class FileScreen(Screen):
     def compose(self) -> ComposeResult:
         head = Text(no_wrap=True, overflow="ellipsis")
         head.append(safe(self.title_text or os.path.basename(self.path)), style="bold")
-        head.append("  " + safe(self.path), style="dim")
+        head.append("  " + safe(data.short_path(self.path, self.app.catalog)), style="dim")
         yield Static(head, id="file-title")
         with VerticalScroll(id="file-scroll"):
             yield Static(id="file-code")
@@ -88,13 +89,13 @@ class FileScreen(Screen):
             code.update(Text(note, style="italic"))
             return
         dark = self.app.current_theme.dark
-        syntax = Syntax(text, lexer_for(self.path), line_numbers=True, word_wrap=False,
+        syntax = Syntax(text, lexer_for(self.path), line_numbers=True, word_wrap=True,
                         theme="monokai" if dark else "default", background_color="default",
                         highlight_lines={self.line} if self.line else None)
         code.update(syntax)
         if note:
             self.query_one("#file-title", Static).update(
-                Text.assemble((safe(os.path.basename(self.path)), "bold"), "  ", (safe(self.path), "dim"),
+                Text.assemble((safe(os.path.basename(self.path)), "bold"), "  ", (safe(data.short_path(self.path, self.app.catalog)), "dim"),
                               "  ", (f"({note})", "italic"), no_wrap=True, overflow="ellipsis"))
         if self.line:
             self.call_after_refresh(lambda: scroll.scroll_to(y=max(0, self.line - 5), animate=False))

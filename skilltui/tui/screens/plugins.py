@@ -10,9 +10,16 @@ from textual.widgets import DataTable, Static
 
 from skilltui.model import Plugin
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
-from skilltui.tui.screens.toggle import ToggleRequest
+from skilltui.tui.screens.skills import tail
+from skilltui.tui.widgets.table import RowTable
+
+NARROW = 110  # the app's breakpoint: below it, columns fit 80 cells (the count of skills and commands scrolls)
+COLUMNS = (("Plugin", 34), ("State", 9), ("Loads", 6), ("Decided by", 10), ("In", 30), ("Skills", 6), ("Cmds", 5))
+NARROW_COLUMNS = (("Plugin", 24), ("State", 8), ("Loads", 5), ("Decided by", 10), ("In", 20), ("Skills", 6),
+                  ("Cmds", 5))
 
 
 class PluginsScreen(BaseScreen):
@@ -30,13 +37,18 @@ class PluginsScreen(BaseScreen):
     def __init__(self) -> None:
         super().__init__()
         self.plugins: list[Plugin] = []
+        self._width = 0
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="plugins-summary")
-        table = DataTable(id="plugins", cursor_type="row")
+        table = RowTable(id="plugins", cursor_type="row")
         table.loading = True
         yield table
         yield Static(id="plugin-detail")
+
+    def on_resize(self) -> None:
+        if self.app.state is not None and (self.app.size.width < NARROW) != (self._width < NARROW):
+            self.call_after_refresh(self.refresh_view)
 
     def refresh_view(self) -> None:
         table = self.query_one("#plugins", DataTable)
@@ -54,9 +66,12 @@ class PluginsScreen(BaseScreen):
         colours = palette(self.app)
         keep = table.cursor_row
         table.clear(columns=True)
-        for name, width in (("Plugin", 34), ("State", 9), ("Loads", 6), ("Decided by", 10), ("In", 30),
-                            ("Skills", 6), ("Cmds", 5)):
+        narrow = self.app.size.width < NARROW
+        columns = NARROW_COLUMNS if narrow else COLUMNS
+        self._width = self.app.size.width
+        for name, width in columns:
             table.add_column(name, width=width, key=name)
+        in_width = dict(columns)["In"]
         self.plugins = list(catalog.plugins)
         for i, p in enumerate(self.plugins):
             problem = bool(p.errors) or (p.enabled and not p.loads)
@@ -65,8 +80,8 @@ class PluginsScreen(BaseScreen):
                 Text("enabled" if p.enabled else "disabled", style=colours["ok"] if p.enabled else "dim"),
                 Text("yes" if p.loads else "no", style=colours["error"] if problem else ("" if p.loads else "dim")),
                 Text(p.decided_by, style="dim" if p.decided_by == "default" else ""),
-                Text(safe(data.short_path(p.decided_in, catalog)) if p.decided_in else "–", style="dim",
-                     no_wrap=True, overflow="ellipsis"),
+                Text(tail(safe(data.short_path(p.decided_in, catalog)), in_width) if p.decided_in else "–",
+                     style="dim", no_wrap=True),
                 Text(str(len(p.skills)), justify="right"),
                 Text(str(len(p.commands)), justify="right"),
                 key=f"p:{i}",
@@ -124,4 +139,4 @@ class PluginsScreen(BaseScreen):
             self.notify("Built-in plugins are not installed from a marketplace; there is no entry to write.",
                         markup=False)
             return
-        self.app.request_toggle(ToggleRequest("plugin", p.id, not p.enabled))
+        self.post_message(messages.RequestToggle(ToggleRequest("plugin", p.id, not p.enabled)))

@@ -3,6 +3,7 @@ files it references beside it. Links are resolved by the engine; only files insi
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from urllib.parse import unquote
@@ -21,7 +22,7 @@ from textual.worker import get_current_worker
 from skilltui import preview
 from skilltui.model import Skill
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.widgets.markdown import ProgressiveMarkdown
 
@@ -71,6 +72,7 @@ class PreviewScreen(BaseScreen):
         self._docs = 0
         self._details_pending: tuple | None = None
         self.doc: ProgressiveMarkdown | None = None
+        self._body_ready = asyncio.Event()  # set once the shown skill's body is read and its document mounted
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="preview-title")
@@ -80,7 +82,7 @@ class PreviewScreen(BaseScreen):
                 yield Static(id="fm-table")
                 yield Container(id="body-holder")
                 yield Static(id="more")
-            yield TextArea(id="source", read_only=True, show_line_numbers=True, soft_wrap=False)
+            yield TextArea(id="source", read_only=True, show_line_numbers=True, soft_wrap=True)
             with Vertical(id="preview-side"):
                 yield Static("Referenced files", classes="side-title")
                 yield OptionList(id="refs")
@@ -110,7 +112,8 @@ class PreviewScreen(BaseScreen):
             self._redraw()
 
     async def first_piece(self) -> None:
-        """Wait until the body's first piece is on this screen (at once when there is no body to render)."""
+        """Wait until the body is read and its first piece is on this screen (the caller bounds the wait)."""
+        await self._body_ready.wait()
         if self.doc is not None:
             await self.doc.first_piece.wait()
 
@@ -139,11 +142,24 @@ class PreviewScreen(BaseScreen):
             self._frontmatter(skill)
             self._body(None)
             return
-        # The body the runtime read is already in the catalog: show its first screenful now, and work out the
-        # frontmatter table and the references (a regex pass over the whole body) off the UI thread.
-        fm = skill.frontmatter
-        self._body(fm.body if fm is not None else None)
+        # The catalog keeps no bodies: read it off the UI thread (a slow disk or a FIFO never freezes the app),
+        # show its first screenful, then work out the frontmatter table and the references (a regex pass over the
+        # whole body), also off the UI thread.
+        self._body_ready.clear()
         self.query_one("#fm-table", Static).update(Text("reading…", style="dim italic"))
+        self._read_body(state, skill)
+
+    @work(thread=True, exclusive=True, group="body", description="read the skill's body")
+    def _read_body(self, state: data.Loaded, skill: Skill) -> None:
+        fm = skill.frontmatter
+        body = fm.read_body() if fm is not None else None
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._body_read, state, skill, body)
+
+    def _body_read(self, state: data.Loaded, skill: Skill, body: str | None) -> None:
+        if skill is not self.skill:
+            return
+        self._body(body)
         if self.doc is None:
             self._read_details(state, skill)
         else:  # after the first piece is on screen, so the two do not compete
@@ -186,9 +202,10 @@ class PreviewScreen(BaseScreen):
         t.append(f"  {skill.status}", style=colour or "italic")
         t.append(f"  [{skill.source}{' ' + safe(skill.plugin) if skill.plugin else ''}]", style="dim")
         if skill.reason:
-            t.append("  " + safe(skill.reason), style="italic")
+            t.append("  " + safe(data.short_paths_in(skill.reason, state.catalog)), style="italic")
         t.append("\n")
-        t.append(safe(skill.path) if skill.path else "shipped inside the runtime; its text is not on disk", style="dim")
+        t.append(safe(data.short_path(skill.path, state.catalog)) if skill.path
+                 else "shipped inside the runtime; its text is not on disk", style="dim")
         return t
 
     def _frontmatter(self, skill: Skill) -> None:
@@ -223,6 +240,7 @@ class PreviewScreen(BaseScreen):
         table_widget.update(table)
 
     def _body(self, body: str | None) -> None:
+        self._body_ready.set()
         holder = self.query_one("#body-holder")
         holder.remove_children()
         self.doc = None
@@ -331,7 +349,7 @@ class PreviewScreen(BaseScreen):
     def open_target(self, oid: str | None) -> None:
         if oid in self.targets:
             path = self.targets[oid]
-            self.app.open_file(path, title=os.path.relpath(path, self.skill.skill_dir or os.path.dirname(self.skill.path)))
+            self.post_message(messages.OpenFile(path, title=os.path.relpath(path, self.skill.skill_dir or os.path.dirname(self.skill.path))))
         elif oid in self.refused:
             self.notify(f"Not opened: {self.refused[oid]}", severity="warning", markup=False)
 
@@ -379,6 +397,33 @@ class PreviewScreen(BaseScreen):
     def action_focus_files(self) -> None:
         self.set_focus(self.query_one("#refs", OptionList))  # at once: Enter may follow
 
+    @work(thread=True, exclusive=True, group="source", description="read the whole file")
+    def _read_source(self, skill: Skill) -> None:
+        from skilltui.frontmatter import read_text
+
+        try:
+            text, error = read_text(skill.path, SOURCE_CAP).text, None
+        except OSError as exc:
+            text, error = None, f"Cannot read the file: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._source_read, skill, text, error)
+
+    def _source_read(self, skill: Skill, text: str | None, error: str | None) -> None:
+        if skill is not self.skill:
+            return
+        if text is None:
+            self.notify(error or "Cannot read the file.", severity="error", markup=False)
+            return
+        area = self.query_one("#source", TextArea)
+        area.load_text(safe(text, keep_newlines=True))
+        line = (self.details or {}).get("frontmatter", {}).get("error_line")
+        if line:
+            area.move_cursor((line - 1, 0), center=True)
+        area.display = True
+        self.query_one("#preview-doc").display = False
+        if self.is_current:
+            self.set_focus(area)
+
     def action_toggle_source(self) -> None:
         self._show_source(not self.query_one("#source").display)
 
@@ -388,17 +433,8 @@ class PreviewScreen(BaseScreen):
         if show and (self.skill is None or not self.skill.path):
             return
         if show:
-            from skilltui.frontmatter import read_text
-
-            try:
-                text = read_text(self.skill.path, SOURCE_CAP).text
-            except OSError as exc:
-                self.notify(f"Cannot read the file: {exc}", severity="error", markup=False)
-                return
-            area.load_text(safe(text, keep_newlines=True))
-            line = (self.details or {}).get("frontmatter", {}).get("error_line")
-            if line:
-                area.move_cursor((line - 1, 0), center=True)
+            self._read_source(self.skill)  # shown once read, off the UI thread
+            return
         area.display = show
         doc.display = not show
         if self.is_current:

@@ -14,8 +14,9 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from skilltui.model import Skill
 from skilltui.text import safe
-from skilltui.tui import data
+from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
+from skilltui.tui.widgets.table import RowTable
 
 STATUS_COLOUR = {"listed": "ok", "invalid": "error", "conditional": "warning", "filtered": "warning"}
 STATUSES = ("listed", "shadowed", "invalid", "disabled", "conditional", "hidden", "filtered")
@@ -48,7 +49,7 @@ def matches(skill: Skill, text: str, needle: str) -> bool:
     return needle in hay.casefold()
 
 
-class SkillsTable(DataTable):
+class SkillsTable(RowTable):
     """The skills table; Enter (shown in the footer) opens the highlighted skill's preview."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Preview", id="skills.open", tooltip="Open the highlighted skill")]
@@ -84,7 +85,7 @@ class SkillsScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="skills-bar"):
-            yield Input(placeholder="Filter by name, description, source or status   ( / )", id="filter", compact=True)
+            yield Input(placeholder="/ filter: name, description, source, status", id="filter", compact=True)
             yield Select([(label, key) for key, label in self.app.runtimes], value=self.app.opts.runtime,
                          allow_blank=False, id="runtime", compact=True, tooltip="Runtime whose rules are applied (r)")
         yield Static(id="counts")
@@ -232,7 +233,7 @@ class SkillsScreen(BaseScreen):
             desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
                         style="" if text else "dim italic")
         else:
-            why = safe(s.reason or s.status)
+            why = safe(data.short_paths_in(s.reason or s.status, self.app.catalog))
             if s.shadowed_by and s.status == "shadowed":
                 why += f" — winner: {safe(data.short_path(s.shadowed_by, self.app.catalog))}"
             desc = Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
@@ -275,12 +276,13 @@ class SkillsScreen(BaseScreen):
         t.append(safe(s.name), style="bold")
         t.append(f"  {s.status}")
         if s.reason:
-            t.append(f": {safe(s.reason)}", style="italic")
+            t.append(f": {safe(data.short_paths_in(s.reason, state.catalog))}", style="italic")
         t.append("\n")
-        t.append(safe(s.path) if s.path else "shipped inside the runtime; no file on disk", style="dim")
+        t.append(safe(data.short_path(s.path, state.catalog)) if s.path else "shipped inside the runtime; no file on disk",
+                 style="dim")
         if s.shadowed_by:
             t.append("\nwinner: ", style="bold")
-            t.append(safe(s.shadowed_by), style="dim")
+            t.append(safe(data.short_path(s.shadowed_by, state.catalog)), style="dim")
         detail.update(t)
 
     # ------------------------------------------------------------ events
@@ -316,7 +318,7 @@ class SkillsScreen(BaseScreen):
     @on(Select.Changed, "#runtime")
     def _runtime_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
-            self.app.action_runtime(event.value)
+            self.post_message(messages.SelectRuntime(event.value))
 
     @on(DataTable.RowHighlighted, "#skills")
     def _highlighted(self) -> None:
@@ -329,7 +331,7 @@ class SkillsScreen(BaseScreen):
     def _selected(self, event: DataTable.RowSelected) -> None:
         skill = self.rows.get(event.row_key.value)
         if skill is not None:
-            self.app.open_preview(skill)
+            self.post_message(messages.OpenPreview(skill))
 
     def on_key(self, event) -> None:
         # Keys typed in one burst ("/pdf" from a fast typist, a paste or tmux send-keys) all go to the table before

@@ -3,9 +3,6 @@ listing, all before anything is written. Writing goes through the engine's one c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,26 +13,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, RadioButton, RadioSet, Static
 from textual.worker import get_current_worker
 
-from skilltui import settings_writer
+from skilltui import settings_writer, whatif
 from skilltui.runtimes.claude import toggle
 from skilltui.text import safe
 from skilltui.tui import data
+from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import palette
 
 SCOPES = ("user", "project", "local")
-
-
-@dataclass
-class ToggleRequest:
-    kind: str  # plugin | override
-    target: str  # plugin id, or skill name
-    value: Any  # enable (bool) for a plugin; an override value for a skill
-
-    @property
-    def title(self) -> str:
-        if self.kind == "plugin":
-            return f"{'Enable' if self.value else 'Disable'} plugin {self.target}"
-        return f"Set skill override for {self.target}"
 
 
 class ToggleScreen(ModalScreen):
@@ -81,7 +66,7 @@ class ToggleScreen(ModalScreen):
             yield Static(id="toggle-warnings")
             yield Static(id="toggle-effect")
             with Horizontal(id="toggle-buttons"):
-                yield Static(Content("w write · esc cancel · a u p l choose the file"), id="toggle-keys")
+                yield Static(Content("w write · esc cancel · a u p l: file"), id="toggle-keys")
                 yield Button("Write", id="write", variant="primary")
                 yield Button("Cancel", id="cancel")
 
@@ -133,11 +118,11 @@ class ToggleScreen(ModalScreen):
         warn_w = self.query_one("#toggle-warnings", Static)
         t = Text()
         if not outcome.ok:
-            t.append(safe(outcome.message), style="bold")
+            t.append(safe(data.short_paths_in(outcome.message, self.state.claude)), style="bold")
             t.append("\nNothing will be written.", style="italic")
         elif outcome.change is not None:
             c = outcome.change
-            t.append(safe(c.path), style="bold")
+            t.append(safe(data.short_path(c.path, self.state.claude)), style="bold")
             if c.created:
                 t.append("  (a new file)", style="italic")
             if not c.changed:
@@ -157,12 +142,16 @@ class ToggleScreen(ModalScreen):
     @work(thread=True, exclusive=True, group="effect", description="simulate the toggle")
     def _effect(self, outcome: toggle.Outcome) -> None:
         try:
-            effect = data.what_if(self.state, outcome.path, outcome.keys, outcome.value, self.budget_chars)
+            effect = data.what_if(self.state, whatif.PlannedChange(outcome.path, tuple(outcome.keys), outcome.value),
+                                  self.budget_chars)
             text = "Effect on the listing: " + data.effect_text(effect)
         except Exception as exc:
             text = f"Effect on the listing could not be worked out: {exc.__class__.__name__}: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.query_one("#toggle-effect", Static).update, Text(safe(text), style="italic"))
+            self.app.call_from_thread(self._show_effect, text)  # widgets are touched on the UI thread only
+
+    def _show_effect(self, text: str) -> None:
+        self.query_one("#toggle-effect", Static).update(Text(safe(text), style="italic"))
 
     # ------------------------------------------------------------ events and actions
     @on(RadioSet.Changed, "#toggle-scope")

@@ -19,6 +19,11 @@ class StableFooter(Footer):
         return tuple((b.key, b.description, b.key_display, b.show, b.group, enabled, tooltip)
                      for (_, b, enabled, tooltip) in self.screen.active_bindings.values())
 
+    def on_resize(self, event) -> None:
+        compact = event.size.width < 110  # 80 columns: every key still fits, with less space around each
+        if compact != self.compact:
+            self.compact = compact
+
     def bindings_changed(self, screen) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
             keys = self._keys()

@@ -15,10 +15,10 @@ import asyncio
 from textual.events import Mount
 from textual.message import Message
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownFence
 
 from skilltui.text import safe
 from skilltui.tui.data import first_chunk
+from skilltui.tui.textual_private import MarkdownFence
 
 WARM_SAMPLE = """# Title
 

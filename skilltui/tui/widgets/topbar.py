@@ -23,7 +23,7 @@ class NavTab(Static):
         self.tooltip = f"{title} (key {number})"
 
     def on_click(self) -> None:
-        self.app.action_screen(self.mode)
+        self.run_action(f"app.screen('{self.mode}')")
 
 
 class TopBar(Horizontal):
@@ -41,6 +41,9 @@ class TopBar(Horizontal):
         self.watch(self.app, "state", self._update)
         self.watch(self.app, "busy", self._update)
 
+    def on_resize(self) -> None:
+        self._update()
+
     def _update(self, _=None) -> None:
         app = self.app
         state = getattr(app, "state", None)
@@ -51,10 +54,13 @@ class TopBar(Horizontal):
         elif state is None and getattr(app, "load_error", None):
             where.append("discovery failed: " + safe(app.load_error), style="bold")
         if state is not None:
-            where.append(data.runtime_label(state.catalog) + " (simulated)")
+            narrow = app.size.width < 110  # 80 columns: the runtime and the folder's name, no more
+            where.append(data.runtime_label(state.catalog) + ("" if narrow else " (simulated)"))
             place = safe(data.cwd_label(state.catalog))
             parts = place.split("/")
-            if len(place) > 40 and len(parts) > 3:
+            if narrow:
+                place = parts[-1]
+            elif len(place) > 40 and len(parts) > 3:
                 place = "…/" + "/".join(parts[-3:])
             where.append(" · " + place, style="dim")
         self.query_one("#where", Static).update(where)

@@ -1,0 +1,119 @@
+"""The TUI in a real terminal (tmux), timed from process start, on the 6,000-skill tree of bench/gen_tree.py.
+
+Run: python bench/bench_tui.py [--runs 3 --size 120x40 --dir DIR]
+(not a test; needs tmux; prints medians against issue 14's targets: first paint <= 0.5 s, first rows <= 1.0 s, any
+screen's first visit <= 0.3 s, peak memory <= 120 MB). Times are read by polling the pane every 5 ms, so each figure
+is late by up to that much plus tmux's own latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_tree import generate
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = {"first paint": 0.5, "first rows": 1.0, "screen visit": 0.3}
+# what each screen shows once it is drawn with its data
+SCREENS = (("3", "Budget", "Prompt text, exactly"), ("4", "Plugins", "plugins ·"), ("5", "Doctor", "▼"),
+           ("2", "Preview", "Referenced files"), ("1", "Skills", "listed of"))
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
+
+
+def screen(session: str) -> str:
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_for(session: str, text: str, start: float, timeout: float = 60.0) -> float:
+    while True:
+        now = time.perf_counter()
+        if text in screen(session):
+            return now - start
+        if now - start > timeout:
+            raise TimeoutError(f"{text!r} not shown after {timeout:.0f} s:\n{screen(session)}")
+        time.sleep(0.005)
+
+
+def peak_mb(pid: int) -> float | None:
+    """VmHWM of the python process under the pane's shell (the app)."""
+    try:
+        children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+        for p in [pid, *map(int, children)]:
+            with open(f"/proc/{p}/status") as fh:
+                status = fh.read()
+            with open(f"/proc/{p}/cmdline", "rb") as fh:
+                if b"skilltui" not in fh.read():
+                    continue
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def run_once(root: str, size: tuple[int, int], n: int) -> dict[str, float]:
+    session = f"skilltui-bench-{os.getpid()}-{n}"
+    home, project, managed = (os.path.join(root, d) for d in ("home", "project", "managed"))
+    command = (f"cd {project} && exec env HOME={home} PYTHONPATH={ROOT} {sys.executable} -m skilltui "
+               f"--managed-dir {managed}")
+    start = time.perf_counter()
+    tmux("new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), command)
+    try:
+        out = {"first paint": wait_for(session, "1 Skills", start), "first rows": wait_for(session, "listed of", start)}
+        pane_pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+        for key, name, marker in SCREENS:
+            t0 = time.perf_counter()
+            tmux("send-keys", "-t", session, key)
+            out[f"visit {name}"] = wait_for(session, marker, t0)
+        out["peak MB"] = peak_mb(pane_pid) or float("nan")
+        tmux("send-keys", "-t", session, "q")
+        return out
+    finally:
+        time.sleep(0.5)
+        tmux("kill-session", "-t", session)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--size", default="120x40")
+    ap.add_argument("--dir")
+    args = ap.parse_args()
+    if not shutil.which("tmux"):
+        print("tmux is needed", file=sys.stderr)
+        return 2
+    size = tuple(int(x) for x in args.size.split("x"))
+    root = args.dir or tempfile.mkdtemp(prefix="skilltui-bench-tui-")
+    if not os.path.isdir(os.path.join(root, "home")):
+        generate(root, skills=5000, plugins=50, per_plugin=20)
+    runs = [run_once(root, size, i) for i in range(args.runs)]
+    print(f"TUI from process start, 6,000 skills, {size[0]}x{size[1]}, median of {args.runs} "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    for key in runs[0]:
+        value = statistics.median(r[key] for r in runs)
+        target = TARGETS.get("screen visit" if key.startswith("visit") else key)
+        if key == "peak MB":
+            print(f"  {key:<16} {value:7.0f}   target 120  {'ok' if value <= 120 else 'MISSED'}")
+        else:
+            print(f"  {key:<16} {value:7.3f} s target {target} s  {'ok' if value <= target else 'MISSED'}")
+    if not args.dir:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

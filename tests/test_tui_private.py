@@ -1,0 +1,86 @@
+"""One test per private Textual API that skilltui uses (skilltui/tui/textual_private.py): after a Textual upgrade,
+this file says what broke, in one place."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+from skilltui.tui import textual_private as private
+
+pytestmark = pytest.mark.slow
+
+
+class _Other(Screen):
+    def compose(self) -> ComposeResult:
+        yield Static("other screen text", id="other-text")
+
+
+class _Main(Screen):
+    def compose(self) -> ComposeResult:
+        yield Static("main", id="main-text")
+
+
+class _App(App):
+    MODES = {"main": _Main, "other": _Other}
+    DEFAULT_MODE = "main"
+
+
+def _run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+def test_prepare_mode_builds_without_switching_and_mode_screen_finds_it():
+    async def go():
+        app = _App()
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            assert private.mode_screen(app, "other") is None
+            screen = await private.prepare_mode(app, "other")
+            assert isinstance(screen, _Other) and screen.is_mounted
+            assert app.current_mode == "main"
+            assert private.mode_screen(app, "other") is screen
+            assert await private.prepare_mode(app, "other") is screen  # built once
+            assert screen.query_one("#other-text", Static)
+
+    _run(go())
+
+
+def test_draw_offscreen_renders_a_screen_that_is_not_shown():
+    async def go():
+        app = _App()
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            screen = await private.prepare_mode(app, "other")
+            private.draw_offscreen(screen, app.size)
+            assert app.screen is not screen
+            assert any("other screen text" in line for line in private.render_lines(screen))
+            assert any("main" in line for line in private.render_lines(app.screen))
+
+    _run(go())
+
+
+def test_adopt_app_stylesheet_marks_a_screen_as_styled():
+    async def go():
+        app = _App()
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            app.theme = "textual-light"  # a stylesheet change bumps the app's count
+            await pilot.pause()
+            screen = _Other()
+            assert app._css_update_count > 0 and screen._css_update_count != app._css_update_count
+            private.adopt_app_stylesheet(screen, app)
+            assert screen._css_update_count == app._css_update_count
+
+    _run(go())
+
+
+def test_markdown_block_classes_exist():
+    from textual.widgets import Markdown
+
+    assert issubclass(private.MarkdownFence, private.MarkdownBlock)
+    assert Markdown.BLOCKS["fence"] is private.MarkdownFence

@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Differential harness: random skill trees, the real runtime (../shared/oracle) against skilltui, byte for byte.
+
+    /work/venv/bin/python tools/differential.py --runtime codex --count 100 --seed 1 [--jobs 3] [--record DIR]
+
+Each tree is built from a seeded generator (corpus skills with their folders, synthetic oddities: encodings, BOM, CRLF,
+YAML edge cases, names, wide characters, links, settings), so `--seed S` repeats a run exactly. For every tree the
+oracle's output and skilltui's are normalised to the same shape and compared; a difference is minimised (skill
+folders, settings files, options dropped while the difference stays) and printed. `--record DIR` writes each
+minimised difference as a fixture (tree + the real tool's output), the shape tests/test_fixtures_replay.py replays.
+
+Not part of the test suite: it needs the oracle (root, unshare, the installed tools). Dev-only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+import fixturelib  # noqa: E402  (tests/fixturelib.py: one tree format, one comparison, shared with the replay test)
+
+SHARED = Path(os.environ.get("SKILLTUI_SHARED", REPO.parent / "shared"))
+ORACLE = SHARED / "oracle" / "oracle.py"
+CORPUS = SHARED / "corpus"
+
+
+# ---------------------------------------------------------------- oracle
+def run_oracle(tree: fixturelib.Tree, root: Path, timeout: int = 240) -> dict:
+    cmd = ["python3", str(ORACLE), *fixturelib.oracle_args(tree, root)]
+    err = ""
+    for _attempt in range(3):  # the machine is loaded: a timed-out tool run is retried, not reported as a difference
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            err = f"oracle timed out after {timeout}s"
+            continue
+        if proc.returncode == 0:
+            return json.loads(proc.stdout)
+        err = proc.stderr.strip()
+        if "timed out" not in err and "no answer" not in err:
+            break
+    return {"oracle_error": err[-800:]}
+
+
+_SYSTEM_CACHE: dict[str, dict[str, bytes]] = {}
+
+
+def codex_system_files(work: Path) -> dict[str, bytes]:
+    """The files Codex 0.171.0 writes into `$CODEX_HOME/skills/.system` at start, taken from one real run, so that
+    skilltui (which never writes) sees the same shipped skills as Codex."""
+    if "files" in _SYSTEM_CACHE:
+        return _SYSTEM_CACHE["files"]
+    root = Path(tempfile.mkdtemp(prefix="sysrun-", dir=work))
+    (root / "home").mkdir()
+    (root / "cwd").mkdir()
+    subprocess.run(["python3", str(ORACLE), "codex-list", "--home", str(root / "home"), "--cwd", str(root / "cwd")],
+                   capture_output=True, timeout=300, check=True)
+    system = root / "home/.codex/skills/.system"
+    files = {}
+    for p in sorted(system.rglob("*")):
+        rel = p.relative_to(system).as_posix()
+        if p.is_file() and (p.name in ("SKILL.md", "openai.yaml") or rel == ".codex-system-skills.marker"):
+            files[rel] = p.read_bytes()
+    _SYSTEM_CACHE["files"] = files
+    return files
+
+
+# ---------------------------------------------------------------- corpus
+def _flat_link(p: Path) -> bool:
+    """shared/ stores some symbolic links as one-line files holding the target: not skill text."""
+    head = p.read_bytes()[:600]
+    return head.startswith(b"../") and b"\n" not in head
+
+
+class Corpus:
+    def __init__(self) -> None:
+        self.skills = sorted(p.parent for p in CORPUS.rglob("SKILL.md") if p.is_file() and not _flat_link(p))
+        self.commands = sorted(p for p in CORPUS.rglob("commands/*.md") if p.is_file())
+
+    def skill_files(self, rng: random.Random) -> tuple[str, dict[str, bytes]]:
+        folder = rng.choice(self.skills)
+        files = {"SKILL.md": (folder / "SKILL.md").read_bytes()[:200_000]}
+        meta = folder / "agents" / "openai.yaml"
+        if meta.is_file():
+            files["agents/openai.yaml"] = meta.read_bytes()
+        return folder.name, files
+
+
+# ---------------------------------------------------------------- synthetic oddities
+WIDE = ["日本語のスキル", "技能", "😀 smile", "👍🏽 thumbs", "한국어 ᄀᄀ", "naïve café", "ﬁ ligature", "e\u0301 combining",
+        "zero\u200bwidth", "tab\there", "नमस्ते"]
+NAMES = ["a", "Bad_Name", "UPPER", "dash-name", "dot.name", "under_score", "x" * 64, "y" * 65, "日本" * 32, "日本" * 33,
+         "😀" * 64, "name with space", "-lead", "trail-", "a--b", "1numeric", "ünïcode"]
+
+
+def _fm(lines: list[str], body: str = "body\n", eol: str = "\n", bom: bool = False) -> bytes:
+    text = eol.join(["---", *lines, "---"]) + eol + body.replace("\n", eol)
+    data = text.encode("utf-8")
+    return (b"\xef\xbb\xbf" + data) if bom else data
+
+
+def synthetic(rng: random.Random, folder: str) -> dict[str, bytes]:
+    name = rng.choice([folder, folder, rng.choice(NAMES)])
+    desc = rng.choice([
+        "plain description", "Use this skill when: the user asks about PDFs", "[unclosed", "{not: closed",
+        "'single quoted'", '"double \\" quoted"', "yes", "no", "on", "1:30", "0x1F", "~", "null", "", "   ",
+        "multi  space\ttab", "ends with colon:", "# hash start", "value # comment", "&anchor value", "*alias",
+        "> folded", "| literal", "- dash start", "@at start", "`backtick`", "%percent", "!tag value",
+        rng.choice(WIDE), "d" * rng.choice([100, 250, 1024, 1025, 1500]), "emoji 😀👍🏽🇯🇵 mix",
+    ])
+    kind = rng.randrange(14)
+    eol = "\r\n" if rng.random() < 0.2 else "\n"
+    bom = rng.random() < 0.08
+    lines = [f"name: {name}"] if rng.random() < 0.85 else []
+    if kind == 0:
+        lines.append("description: |")
+        lines += ["  line one", "  line   two", ""]
+    elif kind == 1:
+        lines.append("description: >-")
+        lines += ["  folded one", "  folded two"]
+    elif kind == 2:
+        pass  # no description
+    elif kind == 3:
+        return {"SKILL.md": f"# no frontmatter\n{desc}\n".encode()}
+    elif kind == 4:
+        lines.append(f"description: {json.dumps(desc, ensure_ascii=False)}")
+    elif kind == 5:
+        lines += [f"description: {desc}", "metadata:", "  short-description: short one", "  other: {unclosed"]
+    elif kind == 6:
+        lines += [f"description: {desc}", "disable-model-invocation: true"]
+    elif kind == 7:
+        lines += [f"description: {desc}", f"hide: {rng.choice(['true', 'false', 'yes'])}"]
+    elif kind == 8:
+        lines += [f"description: {desc}", f"enabled: {rng.choice(['false', 'true', 'no', '0'])}"]
+    elif kind == 9:
+        lines += [f"description: {desc}", "allowed-tools: [Read, Write]", "user-invocable: false"]
+    elif kind == 10:
+        lines += ["description:", "  - a list", "  - value"]
+    elif kind == 11:
+        lines += [f"description: {desc}", "paths: src/**"]
+    elif kind == 12:
+        lines += [f"description: {desc}", "name: duplicate-key"]
+    else:
+        lines.append(f"description: {desc}")
+    files = {"SKILL.md": _fm(lines, eol=eol, bom=bom)}
+    if rng.random() < 0.03:
+        files["SKILL.md"] = files["SKILL.md"].replace(b"body", b"bad \xff\xfe bytes")
+    if rng.random() < 0.1:
+        allow = rng.choice(["false", "true", "'no'"])
+        files["agents/openai.yaml"] = (f"interface:\n  display_name: \"Shown {name}\"\n  short_description: short\n"
+                                       f"policy:\n  allow_implicit_invocation: {allow}\n").encode()
+    return files
+
+
+# ---------------------------------------------------------------- tree generators
+def _add_skill(tree: fixturelib.Tree, rng: random.Random, corpus: Corpus, root: str, i: int) -> str:
+    if rng.random() < 0.55:
+        folder, files = corpus.skill_files(rng)
+    else:
+        folder = rng.choice(["s", "skill", "tool", "x"]) + f"-{i}"
+        files = synthetic(rng, folder)
+    if rng.random() < 0.1:
+        folder = rng.choice(["nested/deeper", "d1/d2/d3/d4/d5", "d1/d2/d3/d4/d5/d6", ".hidden", "node_modules"]) \
+            + f"/{folder}"
+    prefix = f"{root}/{folder}"
+    if any(k.startswith(prefix + "/") for k in tree.files):
+        prefix += f"-{i}"
+    for rel, data in files.items():
+        tree.files[f"{prefix}/{rel}"] = data
+    tree.units.append(prefix)
+    return prefix
+
+
+def gen_codex(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
+    tree = fixturelib.Tree(runtime="codex", home="home", cwd=rng.choice(["ws/repo", "ws/repo/sub", "ws/repo/sub",
+                                                                          "ws"]))
+    tree.dirs += ["ws/repo/.git", "ws/repo/sub"]
+    for rel, data in codex_system_files(work).items():
+        tree.files[f"home/.codex/skills/.system/{rel}"] = data
+    roots = ["ws/repo/.agents/skills", "ws/repo/sub/.agents/skills", "ws/repo/.codex/skills",
+             "ws/repo/sub/.codex/skills", "home/.codex/skills", "home/.agents/skills", "ws/.agents/skills",
+             "ws/repo/sub/.agents/skills"]
+    made = []
+    for i in range(rng.choice([1, 2, 4, 6, 10, 20, 40, 80])):
+        made.append(_add_skill(tree, rng, corpus, rng.choice(roots), i))
+    if rng.random() < 0.15 and made:  # a symlink to a skill folder already found elsewhere
+        target = rng.choice(made)
+        link = f"{rng.choice(roots)}/link-{rng.randrange(100)}"
+        tree.links[link] = os.path.relpath(target, os.path.dirname(link))
+        tree.units.append(link)
+    cfg = []
+    model = rng.choice([None, None, "gpt-5", "gpt-5.5", "gpt-6.2-sol", "gpt-6.2-astra", "gpt-daybreak-red-latest",
+                        "o3", "unknown-model"])
+    if model:
+        cfg.append(f'model = "{model}"')
+    if rng.random() < 0.1:
+        cfg.append(f"model_context_window = {rng.choice([20000, 100000, 1000000])}")
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        if not made:
+            break
+        pick = rng.choice(made)
+        sel = rng.choice(["name", "path", "both", "none"])
+        name = pick.rsplit("/", 1)[-1]
+        entry = ["[[skills.config]]"]
+        if sel in ("name", "both"):
+            entry.append(f'name = "{name}"')
+        if sel in ("path", "both"):
+            entry.append(f'path = "$TREE/{pick}/SKILL.md"')
+        entry.append(f"enabled = {rng.choice(['false', 'false', 'true'])}")
+        cfg.append("\n".join(entry))
+    if cfg:
+        # top-level keys first: a TOML table header would otherwise swallow them
+        top = [c for c in cfg if not c.startswith("[[")]
+        tables = [c for c in cfg if c.startswith("[[")]
+        tree.files["home/.codex/config.toml"] = ("\n".join(top + tables) + "\n").encode()
+        tree.units.append("home/.codex/config.toml")
+    return tree
+
+
+def gen_omp(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
+    tree = fixturelib.Tree(runtime="omp", home="home", cwd=rng.choice(["ws/repo", "ws/repo/sub", "ws/repo/sub"]))
+    tree.dirs += ["ws/repo/.git", "ws/repo/sub"]
+    roots = ["home/.omp/agent/skills", "ws/repo/.omp/skills", "ws/repo/sub/.omp/skills", "home/.claude/skills",
+             "ws/repo/.claude/skills", "ws/repo/.agents/skills", "ws/repo/sub/.agents/skills", "ws/repo/.agent/skills",
+             "home/.agents/skills", "home/.agent/skills", "home/.codex/skills", "ws/repo/sub/.codex/skills",
+             "ws/repo/.codex/skills", "ws/repo/sub/.github/skills", "ws/repo/.github/skills", "ws/.agents/skills",
+             "custom1", "ws/repo/sub/.opencode/skills"]
+    made = []
+    for i in range(rng.choice([1, 2, 4, 6, 10, 20, 40])):
+        made.append(_add_skill(tree, rng, corpus, rng.choice(roots), i))
+    if rng.random() < 0.15 and made:
+        target = rng.choice(made)
+        link = f"{rng.choice(roots)}/link-{rng.randrange(100)}"
+        tree.links[link] = os.path.relpath(target, os.path.dirname(link))
+        tree.units.append(link)
+    cfg = []
+    if rng.random() < 0.3:
+        provs = rng.sample(["claude", "codex", "agents", "native", "github", "opencode"], rng.randint(1, 3))
+        cfg.append("enabledProviders:\n" + "".join(f"  - {p}\n" for p in provs))
+    skills = []
+    for key, values in (("enableClaudeUser", ["true", "false"]), ("enableCodexUser", ["true", "false"]),
+                        ("enablePiProject", ["false"]), ("enableAgentsUser", ["false"])):
+        if rng.random() < 0.15:
+            skills.append(f"  {key}: {rng.choice(values)}\n")
+    if rng.random() < 0.15 and made:
+        pat = rng.choice(["*", "?", ""]) + made[0].rsplit("/", 1)[-1][:3] + rng.choice(["*", ""])
+        skills.append(f"  {rng.choice(['ignoredSkills', 'includeSkills'])}:\n    - \"{pat}\"\n")
+    if rng.random() < 0.15:
+        skills.append("  customDirectories:\n    - $TREE/custom1\n")
+    if skills:
+        cfg.append("skills:\n" + "".join(skills))
+    if rng.random() < 0.1 and made:
+        cfg.append(f"disabledExtensions:\n  - skill:{made[-1].rsplit('/', 1)[-1]}\n")
+    if cfg:
+        tree.files["home/.omp/agent/config.yml"] = "".join(cfg).encode()
+        tree.units.append("home/.omp/agent/config.yml")
+    return tree
+
+
+def _command(rng: random.Random, corpus: Corpus, i: int) -> tuple[str, bytes]:
+    if corpus.commands and rng.random() < 0.6:
+        p = rng.choice(corpus.commands)
+        return p.name, p.read_bytes()[:100_000]
+    name = rng.choice(["cmd", "do", "x"]) + f"-{i}.md"
+    body = synthetic(rng, name[:-3])["SKILL.md"]
+    return name, body
+
+
+def gen_claude(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
+    tree = fixturelib.Tree(runtime="claude", home="home", cwd=rng.choice(["ws/repo", "ws/repo/sub", "ws/repo"]))
+    tree.dirs += ["ws/repo/.git", "ws/repo/sub"]
+    skill_roots = ["home/.claude/skills", "ws/repo/.claude/skills", "ws/repo/sub/.claude/skills", "ws/.claude/skills"]
+    made = []
+    for i in range(rng.choice([1, 2, 4, 6, 10, 20, 40])):
+        made.append(_add_skill(tree, rng, corpus, rng.choice(skill_roots), i))
+    for i in range(rng.choice([0, 0, 1, 3, 6])):
+        root = rng.choice(["home/.claude/commands", "ws/repo/.claude/commands", "ws/repo/.claude/commands/ns"])
+        name, data = _command(rng, corpus, i)
+        rel = f"{root}/{name}"
+        tree.files[rel] = data
+        tree.units.append(rel)
+    if rng.random() < 0.2:  # an --add-dir folder with its own skills
+        _add_skill(tree, rng, corpus, "other/.claude/skills", 99)
+        tree.args += ["--", "--add-dir", "$TREE/other"]
+    if rng.random() < 0.3:
+        tree.env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(rng.choice([500, 1500, 3000, 6000, 20000]))
+    if made and rng.random() < 0.25:
+        target = rng.choice(made).rsplit("/", 1)[-1]
+        value = rng.choice(['"off"', '"name-only"', '"user-invocable-only"', '"on"', '"bogus"'])
+        where = rng.choice(["home/.claude/settings.json", "ws/repo/.claude/settings.json",
+                            "ws/repo/.claude/settings.local.json"])
+        tree.files[where] = ('{\n  "skillOverrides": {"' + target + '": ' + value + '}\n}\n').encode()
+        tree.units.append(where)
+    return tree
+
+
+GENERATORS = {"codex": gen_codex, "omp": gen_omp, "claude": gen_claude}
+
+
+# ---------------------------------------------------------------- minimising
+CACHE: Path | None = None  # --cache DIR: the real tool's answer per tree, so a rerun after a fix costs no tool runs
+
+
+def _tree_key(tree: fixturelib.Tree) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(tree.files):
+        h.update(rel.encode() + b"\0" + hashlib.sha256(tree.files[rel]).digest())
+    h.update(json.dumps([tree.runtime, tree.home, tree.cwd, sorted(tree.links.items()), sorted(tree.dirs),
+                         sorted(tree.env.items()), tree.args, fixturelib.TREE_LEN]).encode())
+    return h.hexdigest()[:32]
+
+
+def shows(tree: fixturelib.Tree, work: Path) -> tuple[bool, list[str], dict, Path]:
+    root = fixturelib.materialise(tree, Path(tempfile.mkdtemp(prefix="t-", dir=work)))
+    cached = CACHE / f"{_tree_key(tree)}.json" if CACHE else None
+    if cached is not None and cached.is_file():
+        want = fixturelib.expected_at(json.loads(cached.read_text()), root)
+    else:
+        want = run_oracle(tree, root)
+        if "oracle_error" in want:
+            return False, [f"oracle failed: {want['oracle_error']}"], want, root
+        if cached is not None:
+            cached.write_text(json.dumps(fixturelib.placeholder(want, str(root)), ensure_ascii=False))
+    diffs = fixturelib.compare(tree, root, want)
+    return bool(diffs), diffs, fixturelib.placeholder(want, str(root)), root
+
+
+def without(tree: fixturelib.Tree, units: list[str]) -> fixturelib.Tree:
+    drop = set(units)
+
+    def kept(path: str) -> bool:
+        return not any(path == u or path.startswith(u + "/") for u in drop)
+
+    return replace(tree, files={k: v for k, v in tree.files.items() if kept(k)},
+                   links={k: v for k, v in tree.links.items() if kept(k)},
+                   units=[u for u in tree.units if u not in drop])
+
+
+def minimise(tree: fixturelib.Tree, work: Path, budget: int = 16) -> tuple[fixturelib.Tree, list[str], dict]:
+    """Drop units (halves first, then one at a time) while a difference remains; at most `budget` oracle runs."""
+    _ok, diffs, want, _root = shows(tree, work)
+    best = tree
+    runs = 0
+    chunk = max(1, len(best.units) // 2)
+    while chunk >= 1 and runs < budget:
+        i, progressed = 0, False
+        while i < len(best.units) and runs < budget:
+            trial = without(best, best.units[i:i + chunk])
+            runs += 1
+            ok, d, w, _root = shows(trial, work)
+            if ok:
+                best, diffs, want, progressed = trial, d, w, True
+            else:
+                i += chunk
+        if chunk == 1 and not progressed:
+            break
+        chunk = max(1, chunk // 2) if chunk > 1 else (1 if progressed else 0)
+    return best, diffs, want
+
+
+# ---------------------------------------------------------------- main
+@dataclass
+class Outcome:
+    index: int
+    diffs: list[str] = field(default_factory=list)
+    tree: fixturelib.Tree | None = None
+    want: dict | None = None
+    error: str | None = None
+
+
+def one(runtime: str, seed: int, index: int, corpus: Corpus, work: Path) -> Outcome:
+    rng = random.Random(f"{runtime}:{seed}:{index}")
+    tree = GENERATORS[runtime](rng, corpus, work)
+    ok, diffs, want, root = shows(tree, work)
+    shutil.rmtree(root, ignore_errors=True)
+    if "oracle_error" in want:
+        return Outcome(index, error=want["oracle_error"])
+    return Outcome(index, diffs, tree if ok else None, want)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runtime", choices=sorted(GENERATORS), required=True)
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0, help="first tree index (to resume or split a run)")
+    ap.add_argument("--jobs", type=int, default=3)
+    ap.add_argument("--no-minimise", action="store_true")
+    ap.add_argument("--minimise-max", type=int, default=6, help="minimise at most this many differing trees")
+    ap.add_argument("--record", metavar="DIR", help="write each minimised difference as a fixture under DIR")
+    ap.add_argument("--cache", metavar="DIR", help="keep the real tool's answers here (by tree content) for reruns")
+    args = ap.parse_args(argv)
+    global CACHE
+    if args.cache:
+        CACHE = Path(args.cache)
+        CACHE.mkdir(parents=True, exist_ok=True)
+    if not ORACLE.is_file():
+        print(f"differential: no oracle at {ORACLE}", file=sys.stderr)
+        return 2
+    corpus = Corpus()
+    work = Path(tempfile.mkdtemp(prefix="skdiff-"))
+    if args.runtime == "codex":
+        codex_system_files(work)
+    found: list[Outcome] = []
+    errors = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(one, args.runtime, args.seed, i, corpus, work)
+                   for i in range(args.start, args.start + args.count)]
+        for fut in concurrent.futures.as_completed(futures):
+            out = fut.result()
+            if out.error:
+                errors += 1
+                print(f"tree {out.index}: oracle error: {out.error[:300]}", flush=True)
+            elif out.diffs:
+                found.append(out)
+                print(f"tree {out.index}: {len(out.diffs)} difference(s): {out.diffs[0][:300]}", flush=True)
+    found.sort(key=lambda o: o.index)
+    for n, out in enumerate(found):
+        tree, diffs, want = out.tree, out.diffs, out.want
+        if not args.no_minimise and n < args.minimise_max:
+            tree, diffs, want = minimise(tree, work)
+        print(f"\n=== tree {out.index} (seed {args.seed}), minimised to {len(tree.files)} files, units {tree.units}")
+        for d in diffs[:12]:
+            print("  " + d[:400])
+        for rel in sorted(tree.files):
+            if not rel.startswith("home/.codex/skills/.system/"):
+                print(f"  file {rel}: {tree.files[rel][:300]!r}")
+        if args.record and diffs and not diffs[0].startswith("oracle failed"):
+            dest = Path(args.record) / f"diff-{args.runtime}-s{args.seed}-t{out.index}"
+            fixturelib.record(tree, want, dest)
+            print(f"  recorded {dest}")
+    total = args.count - errors
+    print(f"\n{args.runtime}: {total} trees compared, {len(found)} with differences, {errors} oracle errors "
+          f"(seed {args.seed}, trees {args.start}..{args.start + args.count - 1})")
+    shutil.rmtree(work, ignore_errors=True)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
