@@ -4,6 +4,9 @@ plugin-consistency checks. Reads only; each check that fails becomes a finding r
 from __future__ import annotations
 
 import copy
+import os
+import time
+from collections.abc import Callable
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery, invisible
@@ -26,9 +29,7 @@ def link_findings(catalog: Catalog) -> list[Diagnostic]:
     for s in catalog.skills:
         if s.status not in (LISTED, HIDDEN) or not s.frontmatter or not s.skill_dir:
             continue
-        for ref in refs.references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
-            if ref.link.startswith("skill://") or ref.exists:
-                continue
+        for ref in refs.broken_references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
             if not ref.inside_skill_dir:
                 out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
                                       fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))
@@ -62,11 +63,15 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     found: list[Diagnostic] = []
     skill_dirs: dict[str, None] = {}
     catalogs: list[Catalog] = []
+    by_runtime: dict[str, Catalog] = {}
+    plugin_roots: dict[str, None] = {}
+    guide = opts.env.get(delivery.GUIDE_ENV) or None
     for runtime in runtimes:
         o = copy.copy(opts)
         o.runtime = runtime
         catalog = known if known is not None and runtime == opts.runtime else discover(o)
         catalogs.append(catalog)
+        by_runtime[runtime] = catalog
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
@@ -78,28 +83,74 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
             for p in catalog.plugins:
-                if p.root and p.kind != "builtin":
-                    _guard(found, "the plugin consistency check", p.root, delivery.check_plugin, p.root)
+                if p.root and p.kind != "builtin" and p.root not in plugin_roots:  # one check per folder, not per record
+                    plugin_roots[p.root] = None
+                    _guard(found, "the plugin consistency check", p.root,
+                           lambda root=p.root: delivery.check_plugin(root, capability_guide=guide))
         for s in catalog.skills:
-            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN):
+            # shipped entries (Codex's system skills before Codex writes them) have no file to check
+            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN) and not s.extra.get("shipped"):
                 skill_dirs.setdefault(s.skill_dir, None)
     for d in skill_dirs:
         _guard(found, "the Agent Skills conformance check", d, conformance.check, d)
     if catalogs:
         paths = catalogs[0].extra.get("paths")
         project = getattr(paths, "git_root", None) or opts.cwd
+        env = opts.env
         _guard(found, "the delivery check", project,
-               lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=opts.env))
+               lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=env,
+                                               agy_skills_dir=env.get(delivery.AGY_SKILLS_ENV) or None,
+                                               agy_adapters_dir=env.get(delivery.AGY_ADAPTERS_ENV) or None,
+                                               catalogs=by_runtime))
     return sort_unique(found)
 
 
+# Codes that state the same fact about a file, whichever check found it: the doctor reports each cause once, keeps
+# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact).
+CAUSES: dict[str, str] = {
+    **dict.fromkeys(("claude-frontmatter-invalid", "spec-yaml-invalid", "plugin-frontmatter-invalid",
+                     "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
+    **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
+    **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
+                     "codex-description-missing", "claude-description-missing"), "description-missing"),
+    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
+    **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
+}
+LENS_NAMES = {"claude": "Claude Code", "codex": "Codex", "omp": "oh-my-pi", "gemini": "Gemini CLI",
+              "spec": "Agent Skills spec", "plugin": "plugin consistency", "skill": "links", "agy": "AGY delivery"}
+
+
+def lens_of(d: Diagnostic) -> str:
+    prefix = d.code.split("-", 1)[0]
+    return LENS_NAMES.get(prefix, LENS_NAMES.get(d.runtime or "", prefix))
+
+
 def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen, out = set(), []
-    for d in diags:
+    """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
+    seen: set[tuple] = set()
+    by_cause: dict[tuple[str, str | None], Diagnostic] = {}
+    out: list[Diagnostic] = []
+    for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):
         key = (d.code, d.path, d.line, d.message)
-        if key not in seen:
-            seen.add(key)
+        if key in seen:
+            continue
+        seen.add(key)
+        cause = CAUSES.get(d.code)
+        if cause is None or d.path is None:
             out.append(d)
+            continue
+        where = os.path.realpath(d.path)  # one file reached by two paths is still one file
+        first = by_cause.get((cause, where))
+        if first is None:
+            by_cause[(cause, where)] = d
+            d.lenses = (lens_of(d),)
+            out.append(d)
+        elif lens_of(d) not in first.lenses:
+            first.lenses = (*first.lenses, lens_of(d))
+            first.line = first.line or d.line
+    for d in out:
+        if len(d.lenses) == 1:
+            d.lenses = ()  # a lens of its own: the code already says which
     out.sort(key=lambda d: (SEVERITY_ORDER.get(d.severity, 3), d.code, d.path or "", d.line or 0))
     return out
 
@@ -109,3 +160,64 @@ def counts(diags: list[Diagnostic]) -> dict[str, int]:
     for d in diags:
         out[d.code] = out.get(d.code, 0) + 1
     return out
+
+
+def serve() -> None:
+    """The child side of `run_isolated`: a pickled (Options, runtimes) on stdin, the pickled findings on stdout."""
+    import pickle
+    import sys
+
+    try:
+        os.nice(10)  # the app the findings are for comes first
+    except OSError:
+        pass
+    opts, runtimes = pickle.load(sys.stdin.buffer)
+    try:
+        result: tuple[str, object] = ("ok", run(opts, runtimes))
+    except Exception as exc:  # reported to the parent, which turns it into a finding
+        result = ("failed", f"{exc.__class__.__name__}: {exc}")
+    pickle.dump(result, sys.stdout.buffer)
+    sys.stdout.flush()
+
+
+def run_isolated(opts: Options, runtimes: tuple[str, ...] | list[str], cancelled: Callable[[], bool] | None = None,
+                 timeout: float = 600.0) -> list[Diagnostic] | None:
+    """`run` in a child Python process, for a caller that must stay responsive: the checks parse thousands of files,
+    and in a thread they would hold the interpreter lock the caller's event loop needs. Returns None when
+    `cancelled()` turned true (the child is then stopped), and a single finding when the child failed or took longer
+    than `timeout` seconds. The child writes nothing to the terminal (its stderr is discarded)."""
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with tempfile.TemporaryFile() as out:  # a file, not a pipe: a big answer never blocks the child
+        proc = subprocess.Popen([sys.executable, "-c", "from skilltui.doctor import serve; serve()"],
+                                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=package_root)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(pickle.dumps((opts, tuple(runtimes))))
+            proc.stdin.close()
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None:
+                if cancelled is not None and cancelled():
+                    return None
+                if time.monotonic() > deadline:
+                    return [Diagnostic("warning", "doctor-check-failed", None,
+                                       f"the checks took longer than {timeout:.0f} s and were stopped")]
+                time.sleep(0.05)
+            out.seek(0)
+            status, payload = pickle.load(out)
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
+            return [Diagnostic("warning", "doctor-check-failed", None,
+                               f"the checks stopped without an answer (exit code {proc.returncode}; {exc.__class__.__name__})")]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=5)
+    if status != "ok" or not isinstance(payload, list):
+        return [Diagnostic("warning", "doctor-check-failed", None, f"the checks could not run: {payload}")]
+    return payload

@@ -62,6 +62,7 @@ class Diagnostic:
     line: int | None = None
     fix: str | None = None  # what the user can do about it, when there is something
     runtime: str | None = None
+    lenses: tuple[str, ...] = ()  # every check that found this same cause (the doctor reports it once)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -75,6 +76,8 @@ class Diagnostic:
             out["fix"] = self.fix
         if self.runtime:
             out["runtime"] = self.runtime
+        if self.lenses:
+            out["lenses"] = list(self.lenses)
         return out
 
 

@@ -788,3 +788,49 @@ def test_property_never_raises(tmp_path: Path):
         assert all(x.severity in ("warning", "info") for x in check(d))
 
     run()
+
+
+# ---------------------------------------------------------------------------------------------- the fast path
+FAST_CASES = [
+    "\nname: a\ndescription: b\n",
+    "\nname: a\ndescription: >\n  folded\n  text\nmetadata:\n  version: 1.0\n  author: x\n",
+    "\nname: a\ndescription: 'it''s'\nallowed-tools:\n  - Read\n  - Bash(git:*)\n",
+    "\nname: a\ndescription: \"say \\\"hi\\\"\"\nlicense:\n",
+    "\nname: a\ndescription: [x, y]\n",  # flow: strictyaml refuses; the fast path must not accept it
+    "\nname: a\nmeta1:\n  k: v\nmeta2:\n    k: v\n",  # two nested maps at different indentation
+    "\nname: &x a\ndescription: *x\n",
+    "\nname: a\nname: b\n",
+    "\nname: yes\ndescription: 1.50\ncompatibility: ~\n",
+    "\n# comment\nname: a\n\ndescription: b # trailing\n",
+]
+
+
+def _strict_or_error(text):
+    try:
+        doc = cf.strict_load(text)
+        return doc.data, doc.key_lines
+    except Exception as exc:  # the kind of refusal is what matters
+        return type(exc).__name__
+
+
+@pytest.mark.parametrize("text", FAST_CASES)
+def test_fast_load_agrees_with_strict_load(text):
+    fast = cf.fast_load(text)
+    if fast is not None:
+        assert (fast.data, fast.key_lines) == _strict_or_error(text)
+
+
+def test_fast_load_agrees_on_the_corpus(shared_dir):
+    used = 0
+    for path in sorted((shared_dir / "corpus").rglob("SKILL.md")):
+        content, _, _ = cf.read_skill_md(path)
+        if not content or not content.startswith("---"):
+            continue
+        parts = content.split("---", 2)
+        if len(parts) < 3:
+            continue
+        fast = cf.fast_load(parts[1])
+        if fast is not None:
+            used += 1
+            assert (fast.data, fast.key_lines) == _strict_or_error(parts[1]), path
+    assert used > 500  # the fast path carries most real skills

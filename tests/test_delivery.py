@@ -212,8 +212,13 @@ def test_agy_canonical_edited_after_generation(tree):
 
 # further transport cases
 def test_no_delivery_in_use_means_no_claude_noise(tmp_path):
+    """§1.2: without opting in, `.agents/skills` is a folder Codex reads: one note, no error, no command to run."""
     t = Tree(tmp_path, chain=False)
-    assert t.run() == []
+    d = one(t.run(), "claude-agents-folder-not-read")
+    assert d.severity == "info" and len(t.run()) == 1
+    # a real .claude/skills folder of the project does not opt in either
+    write(t.r / ".claude/skills/own/SKILL.md", "---\ndescription: Own.\n---\n")
+    assert codes(t.run()) == [("claude-agents-folder-not-read", "info")]
 
 
 def test_project_link_missing_and_user_points_into_repo(tmp_path):

@@ -39,6 +39,7 @@ from yaml.scanner import Scanner, ScannerError
 
 from skilltui import fsio
 from skilltui.model import Diagnostic
+from skilltui.yaml_fast import simple_mapping
 
 VERSION = "0.1.1"
 MAX_BYTES = 1_000_000
@@ -537,6 +538,37 @@ def _construct(node: Any, top: bool = False) -> Any:
     return out
 
 
+_FLOW_VALUE = re.compile(r":[ \t]+[\[{]|^[ \t]*-[ \t]+[\[{]", re.M)
+
+
+def _as_string(value: str | None) -> str:
+    return "" if value is None else value
+
+
+def fast_load(text: str) -> StrictDoc | None:
+    """What `strict_load` returns, for the plain frontmatter nearly every skill has, read with string methods
+    (skilltui.yaml_fast, checked against the full parser by tests) instead of the pure-Python YAML scanner, which was
+    85% of the doctor's time. None when the text is outside that subset: flow collections (strictyaml refuses them),
+    more than one nested mapping (strictyaml compares their indentation), or anything yaml_fast leaves to a parser."""
+    if _FLOW_VALUE.search(text):
+        return None
+    data = simple_mapping(text, _as_string)
+    if not data or sum(isinstance(v, dict) for v in data.values()) > 1:
+        return None
+    for key, value in data.items():
+        if value is None:
+            data[key] = ""
+        elif isinstance(value, list) and any(v is None for v in value):
+            return None
+    key_lines: dict[str, int] = {}
+    for i, line in enumerate(text.split("\n")):
+        if line and line[0] not in " #-":
+            key = line.partition(":")[0]
+            if key in data:
+                key_lines.setdefault(key, i)
+    return StrictDoc(data, key_lines)
+
+
 def strict_load(text: str) -> StrictDoc:
     """Load YAML the way `strictyaml.load(text).data` does. Raises YAMLError (StrictYAMLError for strictyaml's own
     refusals) instead; nesting too deep for Python's stack becomes a YAMLError too (the reference would crash)."""
@@ -673,7 +705,7 @@ def _parse(content: str) -> _Parsed | _ParseFailure:
             "Keep the frontmatter to name, description and a few short fields.",
         )
     try:
-        doc = strict_load(frontmatter_str)
+        doc = fast_load(frontmatter_str) or strict_load(frontmatter_str)
     except (YAMLError, MemoryError) as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None

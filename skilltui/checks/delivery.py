@@ -20,7 +20,6 @@ import posixpath
 import re
 import stat
 import sys
-import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,9 @@ from skilltui.frontmatter import (
     load_yaml12,
     parse_claude,
 )
-from skilltui.model import Diagnostic, Frontmatter
+from skilltui.model import FILTERED, HIDDEN, LISTED, SHADOWED, Catalog, Diagnostic, Frontmatter, Options, Skill
+from skilltui.runtimes.claude import discovery as claude_rules
+from skilltui.runtimes.codex import discovery as codex_rules
 
 CAP = 1_000_000  # bytes read from any one file
 MAX_HOPS = 40  # symlink hops followed by hand before calling it a loop
@@ -48,6 +49,10 @@ HOOK_EVENTS = frozenset(
 COMPONENT_FIELDS = ("skills", "commands", "agents", "hooks", "mcpServers", "outputStyles", "themes", "workflows", "lspServers")
 CAPABILITY_HEADING = "## Required Skill Capabilities"
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
+# Where the user sets the spec's `delivery.*` keys (§1.1): environment variables, named in every finding that needs one.
+GUIDE_ENV = "SKILLTUI_CAPABILITY_GUIDE"  # delivery.capability_guide
+AGY_SKILLS_ENV = "SKILLTUI_AGY_SKILLS_DIR"  # delivery.agy_skills_dir
+AGY_ADAPTERS_ENV = "SKILLTUI_AGY_ADAPTERS_DIR"  # delivery.agy_adapters_dir
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -127,32 +132,6 @@ def _scalar_text(value: Any) -> str | None:
     return str(value)
 
 
-def _description(data: dict[str, Any]) -> str | None:
-    """Claude Code's `description` (claude-code.md §5.2): string trimmed, empty = absent, numbers/booleans as text."""
-    value = data.get("description")
-    if isinstance(value, str):
-        value = value.strip()
-        return value or None
-    if isinstance(value, (bool, int, float)):
-        return _scalar_text(value)
-    return None
-
-
-def _has_when_to_use(data: dict[str, Any]) -> bool:
-    value = data.get("when_to_use")
-    return value is not None and _scalar_text(value) not in (None, "")
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(value, (int, float)):
-        return value == 1
-    return False
-
-
 def _json_line(text: str, needle: str, start_line: int = 1) -> int | None:
     """1-based line of the first occurrence of `needle` at or after `start_line`."""
     for i, line in enumerate(text.split("\n"), 1):
@@ -176,17 +155,6 @@ def _raw_line(fm: Frontmatter, needle: str) -> int | None:
         if needle in line:
             return i + 2
     return None
-
-
-def claude_name_valid(name: str) -> bool:
-    """claude-code.md §4.2."""
-    if not name or len(name) + sum(1 for c in name if ord(c) > 0xFFFF) > 256:
-        return False
-    for ch in name:
-        o = ord(ch)
-        if o <= 0x1F or 0x7F <= o <= 0x9F or ch in "\u2028\u2029<>" or unicodedata.category(ch) == "Cf":
-            return False
-    return not ("  " in name or " :" in name or ": " in name or name.startswith(":") or name.endswith(":"))
 
 
 class _Out:
@@ -253,58 +221,6 @@ def _scandir(path: str) -> tuple[list[os.DirEntry], str | None]:
         return [], str(exc) or exc.__class__.__name__
 
 
-# ------------------------------------------------------------------------------------- Codex-style frontmatter split
-@dataclass
-class _CodexFm:
-    data: dict[str, Any]
-    raw: str  # block text
-
-
-def _codex_frontmatter(text: str) -> tuple[_CodexFm | None, str | None]:
-    """Codex 0.171.0 (codex.md §3): line 1 `---`, a later `---` line closes; YAML lenient only for name/description."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return None, "missing YAML frontmatter delimited by ---"
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if close is None:
-        return None, "missing YAML frontmatter delimited by ---"
-    block_lines = lines[1:close]
-    block = "\n".join(block_lines)
-    try:
-        data = load_yaml12(block)
-    except YamlError as first:
-        kept, dropping = [], False
-        for line in block_lines:
-            if re.match(r"^(name|description)\s*:", line):
-                dropping = True
-                continue
-            if dropping and (line.startswith((" ", "\t")) or not line.strip()):
-                continue
-            dropping = False
-            kept.append(line)
-        try:
-            data = load_yaml12("\n".join(kept))
-        except YamlError:
-            return None, f"invalid YAML: {first}"
-        data = dict(data) if isinstance(data, dict) else {}
-        fallback = line_fallback(block)
-        for key in ("name", "description"):
-            if key in fallback:
-                data[key] = fallback[key]
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return None, "invalid YAML: the frontmatter is not a mapping"
-    return _CodexFm(data, block), None
-
-
-def _codex_raw_line(fm: _CodexFm, needle: str) -> int | None:
-    for i, line in enumerate(fm.raw.split("\n")):
-        if needle in line:
-            return i + 2
-    return None
-
-
 # =============================================================================================== check_delivery (§2)
 @dataclass
 class _Canonical:
@@ -312,23 +228,24 @@ class _Canonical:
     path: str  # .agents/skills/<name>/SKILL.md (absolute, not resolved)
     text: str | None = None
     error: str | None = None
-    codex: _CodexFm | None = None
-    codex_error: str | None = None
-    claude: Frontmatter | None = None
+    codex: codex_rules.ParsedSkill | None = None  # as Codex reads it (its own parser: one rule, one place)
+    claude: Frontmatter | None = None  # the whole frontmatter (version, metadata.syncs_with: conventions, §1.1)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def parse(self) -> None:
+        if self.text is not None:
+            self.codex = codex_rules.parse_skill_text(self.text, os.path.basename(os.path.dirname(self.path)))
+            self.claude = parse_claude(self.text)
 
     @property
     def codex_name(self) -> str:
-        if self.codex is not None:
-            name = _scalar_text(self.codex.data.get("name"))
-            if name:
-                return name.strip() or self.name
-        return self.name
+        return (self.codex.name if self.codex is not None else None) or self.name
 
 
 class _Delivery:
-    def __init__(self, project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir):
+    def __init__(self, project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir, catalogs=None):
         self.out = _Out()
+        self._catalogs: dict[str, Catalog] = dict(catalogs or {})
         self.repo = os.path.abspath(project_root)
         self.repo_real = _real(self.repo)
         self.home = os.path.abspath(home)
@@ -345,6 +262,18 @@ class _Delivery:
         self.reader = _Reader(sorted({_real(r) for r in roots}))
         self.canon_root = os.path.join(self.repo, ".agents", "skills")
         self.canonicals: dict[str, _Canonical] = {}
+
+    def catalog(self, runtime: str) -> Catalog:
+        """The runtime's own discovery of this project (the doctor passes the one its views show; else made here)."""
+        if runtime not in self._catalogs:
+            from skilltui.runtimes import discover
+
+            self._catalogs[runtime] = discover(Options(cwd=self.repo, home=self.home, runtime=runtime,
+                                                       managed_dir=self.managed, env=self.env))
+        return self._catalogs[runtime]
+
+    def claude_catalog(self) -> Catalog:
+        return self.catalog("claude")
 
     def _abs(self, path: str) -> str:
         path = os.path.expanduser(path) if path.startswith("~/") else path
@@ -393,16 +322,13 @@ class _Delivery:
             if can.text is None:
                 self.unreadable(path, can.error or "unreadable")
             else:
-                can.codex, can.codex_error = _codex_frontmatter(can.text)
-                can.claude = parse_claude(can.text)
+                can.parse()
             self.canonicals[entry.name] = can
 
     def canonical_version(self, can: _Canonical) -> str | None:
         """§1.1: frontmatter `version`, else `metadata.version` (raw text when YAML made it a number)."""
         data, raw = {}, ""
-        if can.codex is not None:
-            data, raw = can.codex.data, can.codex.raw
-        elif can.claude is not None:
+        if can.claude is not None:
             data, raw = can.claude.data, can.claude.raw
         value = data.get("version")
         if value is not None and not isinstance(value, (list, dict)):
@@ -447,9 +373,7 @@ class _Delivery:
         e1 = os.path.join(self.config_dir, "skills")
         e2 = os.path.join(self.repo, ".claude", "skills")
         target_real = _real(self.canon_root)
-        # The chain is in use when the project has its link, or the user folder leads into this repository.
-        in_use = _lexists(e2) or (_islink(e1) and _inside(_real(e1), self.repo_real))
-        if not self.canonicals or not in_use:
+        if not self.canonicals:
             return
         rt = "claude"
         e2_real = _real(e2) if _lexists(e2) else None
@@ -481,7 +405,8 @@ class _Delivery:
             if err:
                 what = "loops" if err == "loop" else f"points at nothing ({_q(hops[-1][1], 200) if hops else '?'})"
                 self.out.add("error", "claude-link-dangling", element, f"{shown} {what}",
-                             fix=f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+                             fix=f"Replace the broken link (it holds nothing, so nothing is lost): "
+                                 f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
                 usable[element] = False
                 continue
             real = _real(element)
@@ -492,20 +417,50 @@ class _Delivery:
                 continue  # continues into the project element, judged there
             if not hops:
                 if _isdir(element):
+                    if element == e1 and self._all_linked_one_by_one(e1):
+                        continue  # a real user folder whose entries link to each canonical: nothing can drift
+                    own = self._own_entries(element)
                     self.out.add("warning", "claude-link-not-symlink", element,
-                                 f"{shown} is a real folder, not a symbolic link to .agents/skills; its copies can drift",
-                                 fix=f"Replace {shown} by a symbolic link: ln -sfn {self._suggest_target(element)} {shown}",
-                                 runtime=rt)
+                                 f"{shown} is a real folder, not a symbolic link to .agents/skills; copies in it can drift",
+                                 fix=self._real_folder_fix(element, e1, own), runtime=rt)
                     continue
                 self.out.add("error", "claude-link-wrong-target", element,
-                             f"{shown} is a file, not a link to .agents/skills",
-                             fix=f"Replace it: ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+                             f"{shown} is a file, not a link to .agents/skills, so Claude Code finds no skills there",
+                             fix=f"Look at what {shown} holds and keep it elsewhere if you need it; then, in its place, "
+                                 f"make a symbolic link to {self._suggest_target(element)}.", runtime=rt)
                 usable[element] = False
                 continue
-            self.out.add("error", "claude-link-wrong-target", element,
-                         f"{shown} resolves to {self.show(real)}, not to .agents/skills",
-                         fix=f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
+            if element == e1:
+                self.out.add("error", "claude-link-wrong-target", element,
+                             f"{shown} resolves to {self.show(real)}, not to .agents/skills",
+                             fix=f"Keep {shown} as it is (re-pointing it would take {self.show(real)}'s skills away from "
+                                 "Claude Code) and link each canonical skill into it where that name is free: "
+                                 f"ln -s {self.canon_root}/<name> {shown}/<name>", runtime=rt)
+            else:
+                self.out.add("error", "claude-link-wrong-target", element,
+                             f"{shown} resolves to {self.show(real)}, not to .agents/skills",
+                             fix=f"Re-point the link (only the link is replaced; {self.show(real)} stays): "
+                                 f"ln -sfn {self._suggest_target(element)} {shown}", runtime=rt)
         self._claude_skills(e1, usable.get(e1, False))
+
+    def _all_linked_one_by_one(self, folder: str) -> bool:
+        return all(_real(os.path.join(folder, name, "SKILL.md")) == _real(c.path) for name, c in self.canonicals.items())
+
+    def _own_entries(self, folder: str) -> list[str]:
+        """Entries of a real skills folder that are not links into .agents/skills: what replacing it would lose."""
+        entries, _ = _scandir(folder)
+        canon_real = _real(self.canon_root)
+        return [e.name for e in entries if not (_islink(e.path) and _inside(_real(e.path), canon_real))]
+
+    def _real_folder_fix(self, element: str, e1: str, own: list[str]) -> str:
+        shown = self.show(element)
+        lost = (f"it holds {len(own)} entr{'y' if len(own) == 1 else 'ies'} of its own ({', '.join(own[:3])}"
+                f"{', …' if len(own) > 3 else ''}) that replacing it would lose") if own else "it holds nothing of its own"
+        if element == e1:
+            return (f"Keep {shown} ({lost}) and link each canonical skill into it where that name is free: "
+                    f"ln -s {self.canon_root}/<name> {shown}/<name>")
+        return (f"Move what {shown} holds into .agents/skills ({lost}), then replace the emptied folder by a symbolic "
+                f"link to {self._suggest_target(element)}")
 
     @staticmethod
     def _key(path: str) -> str:
@@ -520,10 +475,15 @@ class _Delivery:
         except ValueError:
             return e2
 
+    def _claude_entry(self, candidate: str) -> Skill | None:
+        """Claude Code's own entry for this file (the catalog the Skills screen shows): the listed one when the file
+        is reached twice, else the first."""
+        real = _real(candidate)
+        found = [s for s in self.claude_catalog().skills if s.kind == "skill" and s.path and _real(s.path) == real]
+        return next((s for s in found if s.status == LISTED), found[0] if found else None)
+
     def _claude_skills(self, e1: str, e1_usable: bool) -> None:
         rt = "claude"
-        overrides = self._skill_overrides()
-        disable_policy = bool(self.env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS"))
         for name, can in self.canonicals.items():
             candidate = os.path.join(e1, name, "SKILL.md")
             shown = self.show(candidate)
@@ -546,58 +506,85 @@ class _Delivery:
                 else:
                     reason = f"{shown} is {self.show(_real(candidate))}, a copy that differs from the canonical"
             if not reachable:
+                fix = ("Repair the ~/.claude/skills -> .claude/skills -> .agents/skills symbolic link chain "
+                       "(see the link findings).")
+                if e1_usable and not _lexists(os.path.dirname(candidate)):
+                    fix = f"Link it in (nothing is there yet): ln -s {os.path.dirname(can.path)} {self.show(os.path.dirname(candidate))}"
+                elif e1_usable:
+                    fix = (f"{self.show(os.path.dirname(candidate))} is another skill folder of the same name; rename one "
+                           "of the two (replacing it would lose it).")
                 self.out.add("error", "claude-canonical-unreachable", can.path,
-                             f"{self.show(can.path)} does not reach Claude Code: {reason}",
-                             fix="Repair the ~/.claude/skills -> .claude/skills -> .agents/skills symlink chain.", runtime=rt)
+                             f"Claude Code does not get {self.show(can.path)}: {reason}", fix=fix, runtime=rt)
                 continue
-            managed = os.path.join(self.managed, ".claude", "skills", name, "SKILL.md")
-            if not disable_policy and _isfile(managed) and _real(managed) != can_real:
+            # What Claude Code then does with it is the runtime's rule: read it from the catalog, never re-derive it.
+            entry = self._claude_entry(candidate)
+            if entry is None or entry.status == LISTED:
+                continue
+            if entry.status == SHADOWED:
+                winner = entry.shadowed_by or "another skill of the same name"
                 self.out.add("warning", "claude-canonical-shadowed", can.path,
-                             f"Claude Code lists {self.show(managed)} (managed) for {_q(name)}, not {self.show(can.path)} (user, via {shown})",
-                             fix="Rename the canonical skill, or remove the managed copy.", runtime=rt)
+                             f"Claude Code lists {self.show(winner)} for {_q(entry.name)}, not {self.show(can.path)} "
+                             f"(reached via {shown}){': ' + entry.reason if entry.reason else ''}",
+                             fix="Rename the canonical skill's folder, or remove the other copy if it is yours.", runtime=rt)
                 continue
-            why = None
-            if not claude_name_valid(name):
-                why = f"its folder name {_q(name)} is not a valid Claude Code name"
-            elif can.claude is not None and _truthy(can.claude.data.get("disable-model-invocation")):
-                why = "it sets `disable-model-invocation: true`"
-            else:
-                setting = overrides.get(name)
-                if setting and setting[0] in ("off", "user-invocable-only"):
-                    why = f"`skillOverrides` in {self.show(setting[1])} sets it to {_q(setting[0])}"
-            if why:
-                line = key_line(can.claude, "disable-model-invocation") if can.claude and "disable-model" in why else None
-                self.out.add("warning", "claude-canonical-not-offered", can.path,
-                             f"Claude Code loads {self.show(can.path)} as {_q(name)} but does not list it: {why}",
-                             line=line, fix="Remove what hides it if the model should see it.", runtime=rt)
-
-    def _skill_overrides(self) -> dict[str, tuple[str, str]]:
-        """Merged `skillOverrides` (claude-code.md §7.1): managed > local > project > user, per key. Bad files skipped
-        (the Claude runtime reports them)."""
-        files = [os.path.join(self.config_dir, "settings.json"),
-                 os.path.join(self.repo, ".claude", "settings.json"),
-                 os.path.join(self.repo, ".claude", "settings.local.json")]
-        dropin = os.path.join(self.managed, "managed-settings.d")
-        files.append(os.path.join(self.managed, "managed-settings.json"))
-        entries, _ = _scandir(dropin) if _isdir(dropin) else ([], None)
-        files += [e.path for e in entries if e.name.endswith(".json")]
-        merged: dict[str, tuple[str, str]] = {}
-        for path in files:  # lowest first, later overwrite
-            if not _lexists(path):
-                continue
-            text, _ = self.reader.text(path)
-            try:
-                data = fsio.json_loads(text) if text is not None else None
-            except (ValueError, RecursionError):
-                data = None
-            overrides = data.get("skillOverrides") if isinstance(data, dict) else None
-            if isinstance(overrides, dict):
-                for key, value in overrides.items():
-                    if isinstance(value, str):
-                        merged[key] = (value, path)
-        return merged
+            why = entry.reason or entry.status
+            line = key_line(can.claude, "disable-model-invocation") if can.claude and "disable-model-invocation" in why else None
+            verb = "loads" if entry.status == HIDDEN else "finds"
+            self.out.add("warning", "claude-canonical-not-offered", can.path,
+                         f"Claude Code {verb} {self.show(can.path)} as {_q(entry.name)} but does not list it ({entry.status}): {why}",
+                         line=line, fix="Remove what hides it if the model should see it.", runtime=rt)
 
     # ------------------------------------------------------------------------------------------------ 2.2 Codex
+    # ------------------------------------------------------------------------------------------ opting in (§1.2)
+    def _links_into_repo(self, element: str, targets: tuple[str, ...]) -> bool:
+        """`element` is a symbolic link one of whose hops (read lexically, so a broken chain still counts) lands in
+        one of `targets`."""
+        if not _islink(element):
+            return False
+        hops, _ = self._follow(element)
+        for link, target in hops:
+            landed = os.path.normpath(os.path.join(os.path.dirname(link), target))
+            if any(_inside(landed, t) or _inside(_real(landed), _real(t)) for t in targets):
+                return True
+        return False
+
+    def opted_in(self) -> str | None:
+        """Why this project uses the delivery model, or None: then `.agents/skills` is just a folder Codex reads."""
+        if _lexists(os.path.join(self.repo, ".agents", "twin-registry.json")):
+            return ".agents/twin-registry.json exists"
+        if self.agy_skills and self.agy_adapters:
+            return "the AGY folders are set"
+        agents = os.path.join(self.repo, ".agents")
+        e1 = os.path.join(self.config_dir, "skills")
+        e2 = os.path.join(self.repo, ".claude", "skills")
+        if self._links_into_repo(e2, (agents,)) or self._links_into_repo(e1, (agents, e2)):
+            return "a skills folder of Claude Code links into .agents/skills"
+        twins_root = os.path.join(self.repo, ".codex", "skills")
+        entries, _ = _scandir(twins_root) if _isdir(twins_root) and _inside(_real(twins_root), self.repo_real) else ([], None)
+        for entry in entries[:MAX_FILES]:
+            text, _ = self.reader.text(os.path.join(entry.path, "SKILL.md"))
+            if text and "syncs_with" in text:
+                meta = parse_claude(text).data.get("metadata")
+                if isinstance(meta, dict) and "syncs_with" in meta:
+                    return ".codex/skills holds twins pinned with metadata.syncs_with"
+        return None
+
+    def note_not_read(self) -> None:
+        """Not opted in: at most one note, and only when Claude Code reaches none of these skills some other way."""
+        if not self.canonicals:
+            return
+        reached = {_real(s.path) for s in self.claude_catalog().skills if s.path}
+        if any(_real(c.path) in reached for c in self.canonicals.values()):
+            return
+        names = sorted(self.canonicals)
+        shown = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+        self.out.add("info", "claude-agents-folder-not-read", self.canon_root,
+                     f".agents/skills holds {len(names)} skill{'s' if len(names) != 1 else ''} ({shown}) that Codex reads; "
+                     "Claude Code does not read this folder, so it does not offer them",
+                     fix="Nothing to do if they are meant for Codex only. For Claude Code too, link a skill into the "
+                         f"project where no folder of that name exists yet: ln -s ../../.agents/skills/{names[0]} "
+                         f".claude/skills/{names[0]}", runtime="claude")
+
     def check_codex(self) -> None:
         rt = "codex"
         twins_root = os.path.join(self.repo, ".codex", "skills")
@@ -645,12 +632,11 @@ class _Delivery:
                                  f"{rel} exists but .agents/twin-registry.json does not list it",
                                  fix=f"Add an entry for {rel} to .agents/twin-registry.json.", runtime=rt)
 
-        config = self._codex_config()
         for twin_rel in sorted(twins):
             twin_path = os.path.join(self.repo, twin_rel)
             if not _lexists(twin_path):
                 continue
-            self._check_twin(twin_rel, twin_path, twins[twin_rel], config)
+            self._check_twin(twin_rel, twin_path, twins[twin_rel])
 
     def _registry(self, path: str, twins_exist: bool) -> tuple[list[dict[str, str]] | None, str | None]:
         rt = "codex"
@@ -700,36 +686,12 @@ class _Delivery:
             good.append({"name": item["name"], "canonical": paths[0], "twin": paths[1]})
         return good, text
 
-    def _codex_config(self) -> list[dict[str, Any]]:
-        path = os.path.join(self.codex_home, "config.toml")
-        if not _lexists(path):
-            return []
-        text, _ = self.reader.text(path)
-        try:
-            data = tomllib.loads(text) if text is not None else {}
-        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
-            return []  # reported by the Codex runtime
-        skills = data.get("skills") if isinstance(data, dict) else None
-        entries = skills.get("config") if isinstance(skills, dict) else None
-        return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
-
-    def _codex_enabled(self, path: str, name: str, config: list[dict[str, Any]]) -> bool:
-        enabled = True
+    def _codex_offers(self, path: str) -> bool:
+        """Codex's own verdict on this file (its catalog): valid, enabled by [[skills.config]], and offered."""
         real = _real(path)
-        for entry in config:
-            has_path, has_name = "path" in entry, "name" in entry
-            if has_path == has_name:
-                continue
-            if has_path:
-                sel = entry["path"]
-                hit = isinstance(sel, str) and (_real(os.path.expanduser(sel)) == real or os.path.abspath(sel) == os.path.abspath(path))
-            else:
-                hit = entry["name"] == name
-            if hit:
-                enabled = entry.get("enabled", True) is not False
-        return enabled
+        return any(_real(s.path) == real and s.status in (LISTED, FILTERED) for s in self.catalog("codex").skills)
 
-    def _check_twin(self, twin_rel: str, twin_path: str, canon_rel: str, config: list[dict[str, Any]]) -> None:
+    def _check_twin(self, twin_rel: str, twin_path: str, canon_rel: str) -> None:
         rt = "codex"
         folder = os.path.basename(os.path.dirname(twin_rel))
         canon_name = canon_rel.split("/")[-2] if canon_rel.count("/") >= 1 else folder
@@ -739,9 +701,7 @@ class _Delivery:
         if can is None and _isfile(os.path.join(self.repo, canon_rel)):
             can = _Canonical(canon_name, os.path.join(self.repo, canon_rel))
             can.text, can.error = self.reader.text(can.path)
-            if can.text is not None:
-                can.codex, can.codex_error = _codex_frontmatter(can.text)
-                can.claude = parse_claude(can.text)
+            can.parse()
         if can is None:
             self.out.add("warning", "codex-twin-orphan", twin_path,
                          f"{twin_rel} is a Codex twin of {canon_rel}, which does not exist",
@@ -751,31 +711,26 @@ class _Delivery:
         if text is None:
             self.unreadable(twin_path, err or "unreadable", rt)
             return
-        fm, fm_err = _codex_frontmatter(text)
-        if fm is None:
-            self.out.add("error", "codex-twin-invalid", twin_path, f"Codex rejects {twin_rel}: {fm_err}", line=1,
+        parsed = codex_rules.parse_skill_text(text, folder)
+        if parsed.code == "codex-frontmatter-missing":
+            self.out.add("error", "codex-twin-invalid", twin_path, f"Codex rejects {twin_rel}: {parsed.error}", line=1,
                          fix="Give it a --- frontmatter block with name, description and metadata.syncs_with.", runtime=rt)
             return
-        valid = True
-        twin_name = _scalar_text(fm.data.get("name"))
-        twin_name = twin_name.strip() if twin_name and twin_name.strip() else folder
-        if fm.data.get("description") is None:
-            valid = False
-            self.out.add("error", "codex-twin-invalid", twin_path, f"Codex rejects {twin_rel}: missing field `description`",
-                         line=1, fix="Add a description (the canonical's).", runtime=rt)
-        if len(twin_name) > 64:
-            valid = False
-            self.out.add("error", "codex-twin-invalid", twin_path,
-                         f"Codex rejects {twin_rel}: invalid name: exceeds maximum length of 64 characters",
-                         line=_codex_raw_line(fm, "name:"), fix="Shorten the name to 64 characters.", runtime=rt)
+        valid = parsed.error is None
+        twin_name = parsed.name or folder
+        if parsed.error is not None:
+            self.out.add("error", "codex-twin-invalid", twin_path, f"Codex rejects {twin_rel}: {parsed.error}",
+                         line=parsed.error_line or 1, fix="Give it a name of at most 64 characters and the canonical's "
+                         "description, in valid YAML.", runtime=rt)
+        fm = parse_claude(text)  # metadata.syncs_with is this project's convention, read from the whole frontmatter
 
         meta = fm.data.get("metadata")
         pin = meta.get("syncs_with") if isinstance(meta, dict) else None
-        pin_line = _codex_raw_line(fm, "syncs_with") or _codex_raw_line(fm, "metadata") or 1
+        pin_line = _raw_line(fm, "syncs_with") or _raw_line(fm, "metadata") or 1
         if pin is None:
             self.out.add("error", "codex-twin-syncs-with-missing", twin_path,
                          f"{twin_rel} has no metadata.syncs_with pin to {canon_rel}",
-                         line=_codex_raw_line(fm, "metadata") or 1,
+                         line=_raw_line(fm, "metadata") or 1,
                          fix=f'Add metadata: {{syncs_with: "{canon_rel}@<version>"}}.', runtime=rt)
         elif not isinstance(pin, str) or "@" not in pin or not pin.rpartition("@")[0] or not pin.rpartition("@")[2].strip():
             self.out.add("error", "codex-twin-syncs-with-invalid", twin_path,
@@ -807,12 +762,10 @@ class _Delivery:
         if twin_name != can.codex_name:
             self.out.add("error", "codex-twin-name-mismatch", twin_path,
                          f"Codex names {twin_rel} {_q(twin_name)} but {canon_rel} {_q(can.codex_name)}",
-                         line=_codex_raw_line(fm, "name:") or 1,
+                         line=_raw_line(fm, "name:") or 1,
                          fix=f"Set `name: {can.codex_name}` in {twin_rel}.", runtime=rt)
             return
-        canon_valid = can.codex is not None and can.codex.data.get("description") is not None and len(can.codex_name) <= 64
-        if (valid and canon_valid and self._codex_enabled(twin_path, twin_name, config)
-                and self._codex_enabled(can.path, can.codex_name, config)):
+        if valid and self._codex_offers(twin_path) and self._codex_offers(can.path):
             self.out.add("warning", "codex-twin-duplicate-listing", twin_path,
                          f"Codex lists {_q(twin_name)} twice: {canon_rel} and {twin_rel} (both repo scope, no dedupe by name)",
                          fix=f'Disable one copy in ~/.codex/config.toml: [[skills.config]] path = "{twin_path}" enabled = false',
@@ -847,7 +800,9 @@ class _Delivery:
                 if problem:
                     self.out.add("error", "agy-hardlink-broken", copy,
                                  f"{self.show(copy)} {problem} of {self.show(can.path)}",
-                                 fix=f"ln -f {self.show(can.path)} {self.show(copy)}", runtime=rt)
+                                 fix=f"Compare {self.show(copy)} with {self.show(can.path)} and bring any edit worth "
+                                     "keeping into the canonical; then put a hard link of the canonical in its place "
+                                     "(the copy's own changes would be lost).", runtime=rt)
             found = by_skill.get(name)
             if not found:
                 self.out.add("warning", "agy-adapter-missing", can.path,
@@ -938,8 +893,8 @@ class _Delivery:
             return None
         data: Any = None
         if text.startswith("---"):
-            fm, _ = _codex_frontmatter(text)
-            data = fm.data if fm else None
+            fm = parse_claude(text)
+            data = fm.data if fm.status in ("ok", "retried") else None
         else:
             stripped = text.lstrip()
             if stripped.startswith(("{", "[")):
@@ -972,18 +927,28 @@ def check_delivery(
     env: dict[str, str] | None = None,
     agy_skills_dir: str | None = None,
     agy_adapters_dir: str | None = None,
+    catalogs: dict[str, Catalog] | None = None,
 ) -> list[Diagnostic]:
     """Transport diagnostics of spec/delivery.md §2 for the canonical tree `<project_root>/.agents/skills`.
 
     `home` is the user's home (`~/.claude/skills`, `~/.codex/config.toml`); `env` may carry `CLAUDE_CONFIG_DIR`,
     `CODEX_HOME`, `CLAUDE_CODE_DISABLE_POLICY_SKILLS`; `managed_dir` is Claude Code's managed directory (default: the
     platform's); the AGY checks run only when both `agy_*` settings are given (relative paths: from the project root).
+    `catalogs` ({"claude": ..., "codex": ...}) are the runtimes' own discoveries of this project, asked what they do
+    with each file; missing ones are discovered here. Nothing runs unless the project opts in (§1.2).
     """
     try:
-        d = _Delivery(project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir)
+        d = _Delivery(project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir, catalogs)
     except Exception as exc:
         return [Diagnostic("error", "delivery-check-failed", project_root, f"delivery checks could not start: {exc!r}")]
-    for step in (d.load_canonicals, d.check_claude, d.check_codex, d.check_agy):
+    try:
+        d.load_canonicals()
+        steps = (d.check_claude, d.check_codex, d.check_agy) if d.opted_in() else (d.note_not_read,)
+    except Exception as exc:
+        d.out.add("error", "delivery-check-failed", project_root,
+                  f"the delivery checks stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
+        return d.out.items
+    for step in steps:
         try:
             step()
         except Exception as exc:
@@ -1266,7 +1231,31 @@ class _Plugin:
                     out.append((name, entry.path))
         return sorted(out)
 
+    @property
+    def pairing(self) -> bool:
+        """§1.2: the plugin follows the pairing convention when a command's body delegates to its skill's SKILL.md.
+        Only then are pairs, aliases and capability tokens checked; Claude Code itself requires none of it."""
+        return any(f"skills/{name}/SKILL.md" in cmd.body for name, cmd in self.commands.items())
+
     def check_items(self) -> None:
+        if self.pairing:
+            self.check_pairs()
+        for name, skill in sorted(self.skills.items()):
+            if skill.fm_name is not None and skill.fm_name != name and not (self.pairing and name in self.commands):
+                self.add("warning", "plugin-skill-dir-name-mismatch", skill.path,
+                         f"{self.show(skill.path)} has `name: {skill.fm_name}` but its folder is {_q(name)}; "
+                         f"Claude Code invokes it as {_q(name)}",
+                         line=key_line(skill.fm, "name"), fix=f"Rename the folder or set `name: {name}`.")
+        for item, kind in [(s, "skill") for s in self.skills.values()] + [(c, "command") for c in self.commands.values()]:
+            data = item.fm.data if item.fm else {}
+            if claude_rules.description_of(data) is None and claude_rules.when_to_use_of(data) is None:
+                where = self.show(item.path) if not item.inline else f"plugin.json commands.{item.name}"
+                self.add("warning", "plugin-description-missing", item.path,
+                         f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
+                         line=1 if not item.inline else _json_key_line(self.manifest_text, item.name),
+                         fix="Add a one-line `description`.")
+
+    def check_pairs(self) -> None:
         for name, cmd in sorted(self.commands.items()):
             skill = self.skills.get(name)
             shown = self.show(cmd.path) if not cmd.inline else f"plugin.json commands.{name}"
@@ -1280,18 +1269,11 @@ class _Plugin:
             if name not in self.commands:
                 self.add("info", "plugin-skill-without-command", skill.path,
                          f"{self.show(skill.path)} has no commands/{name}.md", fix=f"Add commands/{name}.md delegating to it, if it should be a slash command.")
-            if skill.fm_name is not None and skill.fm_name != name:
+            elif skill.fm_name is not None and skill.fm_name != name:
                 self.add("warning", "plugin-skill-dir-name-mismatch", skill.path,
-                         f"{self.show(skill.path)} has `name: {skill.fm_name}` but its folder is {_q(name)} (Claude Code invokes the folder name)",
+                         f"{self.show(skill.path)} has `name: {skill.fm_name}` but its folder is {_q(name)}; "
+                         f"Claude Code invokes it as {_q(name)}",
                          line=key_line(skill.fm, "name"), fix=f"Rename the folder or set `name: {name}`.")
-        for item, kind in [(s, "skill") for s in self.skills.values()] + [(c, "command") for c in self.commands.values()]:
-            data = item.fm.data if item.fm else {}
-            if _description(data) is None and not _has_when_to_use(data):
-                where = self.show(item.path) if not item.inline else f"plugin.json commands.{item.name}"
-                self.add("warning", "plugin-description-missing", item.path,
-                         f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
-                         line=1 if not item.inline else _json_key_line(self.manifest_text, item.name),
-                         fix="Add a one-line `description`.")
         self._check_aliases()
 
     def _check_pair(self, name: str, cmd: _Item, skill: _Item, shown: str) -> None:
@@ -1304,8 +1286,8 @@ class _Plugin:
                      f"{shown} body {what}; it should be one line delegating to {ref}",
                      line=(cmd.fm.body_line if cmd.fm and not cmd.inline else None),
                      fix=f"Make the body a single line: Follow {ref}")
-        c_desc = _description(cmd.fm.data if cmd.fm else {})
-        s_desc = _description(skill.fm.data if skill.fm else {})
+        c_desc = claude_rules.description_of(cmd.fm.data if cmd.fm else {})
+        s_desc = claude_rules.description_of(skill.fm.data if skill.fm else {})
         if c_desc is not None and s_desc is not None and c_desc != s_desc:
             s_line = key_line(skill.fm, "description") if skill.fm else None
             self.add("warning", "plugin-command-description-mismatch", cmd.path,
@@ -1433,17 +1415,20 @@ class _Plugin:
 
     # ----------------------------------------------------------------------------------------------- capabilities
     def check_capabilities(self) -> None:
+        if not self.pairing:
+            return
         guide_tokens: set[str] | None = None
         if self.guide is None:
             self.add("info", "plugin-capability-guide-missing", self.manifest_path,
-                     "no capability guide configured (delivery.capability_guide); capability tokens were not checked",
-                     fix="Set delivery.capability_guide to the guide that defines the tokens.")
+                     "no capability guide is set, so the capability tokens its skills list were not checked",
+                     fix=f"Set the environment variable {GUIDE_ENV} to the file that defines the tokens, then run "
+                         "the doctor again.")
         else:
             text, err = _Reader([_real(self.guide)]).text(self.guide)
             if text is None:
                 self.add("info", "plugin-capability-guide-missing", self.guide,
                          f"the capability guide {self.guide} could not be read ({err}); tokens were not checked",
-                         fix="Point delivery.capability_guide at a readable file.")
+                         fix=f"Point the environment variable {GUIDE_ENV} at a readable file.")
             else:
                 guide_tokens = {m.group(2).strip() for m in re.finditer(r"(`+)(.+?)\1", text, re.S)}
         for _name, skill in sorted(self.skills.items()):
@@ -1589,7 +1574,8 @@ class _Plugin:
 def check_plugin(plugin_root: str, *, capability_guide: str | None = None) -> list[Diagnostic]:
     """Plugin consistency diagnostics of spec/delivery.md §3 for the plugin folder `plugin_root`.
 
-    `capability_guide` is the `delivery.capability_guide` setting (a file; relative paths from the plugin root).
+    `capability_guide` is the `delivery.capability_guide` setting (a file; relative paths from the plugin root; the
+    doctor reads it from $SKILLTUI_CAPABILITY_GUIDE). Pairing checks run only for a pairing plugin (§1.2).
     """
     try:
         p = _Plugin(plugin_root, capability_guide)
@@ -1606,4 +1592,4 @@ def check_plugin(plugin_root: str, *, capability_guide: str | None = None) -> li
     return p.out.items
 
 
-__all__ = ["HOOK_EVENTS", "check_delivery", "check_plugin", "claude_name_valid", "default_managed_dir"]
+__all__ = ["HOOK_EVENTS", "check_delivery", "check_plugin", "default_managed_dir"]

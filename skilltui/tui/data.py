@@ -162,7 +162,17 @@ def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
     except ImportError:
         return list(catalog.diagnostics)
     try:
-        return list(doctor.run(opts, (opts.runtime,), known=catalog))
+        # In a process of its own: thousands of parses in a thread would hold the lock the event loop needs, and
+        # keys would wait (bench/bench_doctor.py measures it). A worker cancelled meanwhile stops the child.
+        from textual.worker import NoActiveWorker, WorkerError, get_current_worker
+
+        try:
+            worker = get_current_worker()
+        except (WorkerError, RuntimeError, NoActiveWorker):  # not in a worker: nothing can cancel it
+            worker = None
+        found = doctor.run_isolated(opts, (opts.runtime,),
+                                    cancelled=(lambda: worker.is_cancelled) if worker is not None else None)
+        return list(catalog.diagnostics) if found is None else list(found)
     except Exception:
         return list(catalog.diagnostics)
 

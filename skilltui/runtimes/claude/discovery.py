@@ -171,6 +171,22 @@ def js_bool(value, default: bool) -> bool:
     return default
 
 
+def description_of(data: dict) -> str | None:
+    """§5.2: `description` as Claude Code reads it: a trimmed string (empty = absent), numbers and booleans as text,
+    anything else ignored. The doctor's checks call this too."""
+    raw = data.get("description")
+    if type(raw) is str:
+        return raw.strip() or None
+    if isinstance(raw, (bool, int, float)):
+        return js_string(raw)
+    return None
+
+
+def when_to_use_of(data: dict) -> str | None:
+    wtu = data.get("when_to_use")
+    return js_string(wtu) if wtu is not None else None
+
+
 def model_invocation_disabled(value) -> bool:
     """§5.2 `disable-model-invocation`, observed: true, and strings or numbers that read 1/true/yes/on once trimmed
     (`1`, `1.0`, `' yes '`); not 2, -1, `y`, lists (`[true]`) or null."""
@@ -324,17 +340,11 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
 
     # Thousands of entries come through here: the common cases (string values, absent keys) are tested first.
     raw_desc = data.get("description")
-    desc = None
-    if type(raw_desc) is str:
-        desc = raw_desc.strip() or None
-    elif isinstance(raw_desc, (bool, int, float)):
-        desc = js_string(raw_desc)
-    elif raw_desc is not None:
+    desc = description_of(data)
+    if raw_desc is not None and not isinstance(raw_desc, (str, bool, int, float)):
         scan.diag("warning", "claude-description-ignored", skill.path,
                   f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
-    wtu = data.get("when_to_use")
-    if wtu is not None:
-        wtu = js_string(wtu)
+    wtu = when_to_use_of(data)
     extra = skill.extra
     extra["has_description"] = desc is not None or wtu is not None
     if desc is None:
