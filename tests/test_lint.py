@@ -25,10 +25,9 @@ def test_engine_never_imports_textual_or_rich():
                 assert name.split(".")[0] not in ("textual", "rich"), f"{path}: imports {name}"
 
 
-# mypy: the engine modules below type-check clean today and must stay so (issue 19). STRICT ones also pass
-# --strict. Fix a module's errors, then add it here: the list only grows, until it is the whole engine.
-MYPY_STRICT = ["skilltui/model.py", "skilltui/units.py", "skilltui/cli.py"]
-MYPY_CLEAN = MYPY_STRICT + [
+# mypy: the engine modules below type-check clean (non-strict) and must stay so (issue 19).
+MYPY_CLEAN = [
+    "skilltui/model.py", "skilltui/units.py", "skilltui/cli.py",
     "skilltui/__init__.py", "skilltui/__main__.py", "skilltui/budget.py", "skilltui/checks/__init__.py",
     "skilltui/demo/__init__.py", "skilltui/preview.py", "skilltui/refs.py", "skilltui/runtimes/__init__.py",
     "skilltui/runtimes/claude/__init__.py", "skilltui/runtimes/claude/shipped.py", "skilltui/runtimes/claude/touch.py",
@@ -37,6 +36,41 @@ MYPY_CLEAN = MYPY_STRICT + [
     "skilltui/yaml_fast.py", "skilltui/runtimes/codex/prompt.py", "skilltui/runtimes/claude/listing.py",
     "skilltui/runtimes/claude/settings.py", "skilltui/frontmatter.py",
 ]
+
+# mypy --strict covers the whole engine (every module outside skilltui/tui/) except the modules still pending below,
+# grouped by who is typing them. Type a module, then delete its line: the list only shrinks, until it is empty.
+MYPY_STRICT_PENDING = {
+    # -- codex
+    "skilltui/runtimes/codex/__init__.py", "skilltui/runtimes/codex/discovery.py", "skilltui/runtimes/codex/prompt.py",
+    # -- doctor
+    "skilltui/checks/conformance.py", "skilltui/checks/delivery.py", "skilltui/checks/gemini.py",
+    "skilltui/doctor.py",
+    # -- cold
+    "skilltui/runtimes/claude/discovery.py", "skilltui/cache.py", "skilltui/yaml_fast.py", "skilltui/frontmatter.py",
+    "skilltui/text.py", "skilltui/fsio.py",
+    # -- toggle
+    "skilltui/whatif.py", "skilltui/settings_writer.py", "skilltui/runtimes/claude/toggle.py",
+    "skilltui/runtimes/claude/plugins.py", "skilltui/runtimes/gemini/toggle.py", "skilltui/runtimes/gemini/settings.py",
+    # -- types
+    "skilltui/budget.py",
+    "skilltui/refs.py",
+    "skilltui/runtimes/claude/__init__.py",
+    "skilltui/runtimes/claude/listing.py",
+    "skilltui/runtimes/claude/touch.py",
+    "skilltui/runtimes/gemini/__init__.py",
+    "skilltui/runtimes/gemini/discovery.py",
+    "skilltui/runtimes/gemini/frontmatter.py",
+    "skilltui/runtimes/omp/__init__.py",
+    "skilltui/runtimes/omp/discovery.py",
+    "skilltui/runtimes/omp/plugins.py",
+    "skilltui/runtimes/omp/settings.py",
+    "skilltui/runtimes/omp/text.py",
+}
+
+
+def engine_modules() -> list[str]:
+    return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "skilltui").rglob("*.py")
+                  if "tui" not in p.relative_to(ROOT / "skilltui").parts)
 
 
 def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +85,10 @@ def test_mypy_is_clean_on_the_typed_engine_modules():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_mypy_strict_on_the_model_and_cli():
-    run = _mypy("--strict", *MYPY_STRICT)
+def test_mypy_strict_on_the_engine():
+    run = _mypy("--strict", *[p for p in engine_modules() if p not in MYPY_STRICT_PENDING])
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_pending_list_names_only_existing_modules():
+    assert not MYPY_STRICT_PENDING - set(engine_modules())
