@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from skilltui.model import INVALID, Options
@@ -21,7 +21,7 @@ TREE_LEN = 120
 
 @dataclass
 class Tree:
-    runtime: str  # codex | omp | claude
+    runtime: str  # codex | omp | claude | claude-plugins (the listing and `claude plugin list`, one tree)
     home: str = "home"
     cwd: str = "."
     files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes ($TREE filled in when built)
@@ -56,12 +56,23 @@ def materialise(tree: Tree, base: Path) -> Path:
     return root
 
 
-def oracle_args(tree: Tree, root: Path) -> list[str]:
-    cmd = {"codex": "codex-list", "omp": "omp-list", "claude": "claude-listing"}[tree.runtime]
+def oracle_args(tree: Tree, root: Path, cmd: str | None = None) -> list[str]:
+    cmd = cmd or {"codex": "codex-list", "omp": "omp-list", "claude": "claude-listing"}[tree.runtime]
     out = [cmd, "--home", str(root / tree.home), "--cwd", str(root / tree.cwd), "--copy"]
     for k, v in tree.env.items():
         out += ["--env", f"{k}={v}"]
-    return out + list(tree.args)
+    args = [a.replace("$TREE", str(root)) if a.startswith("$TREE") else a for a in tree.args]
+    if cmd == "claude-plugin-list":  # `claude plugin list` takes no session flags (--add-dir, --settings)
+        args = args[:args.index("--")] if "--" in args else args
+    return out + args
+
+
+def oracle_runs(tree: Tree, root: Path) -> dict[str, list[str]]:
+    """The oracle runs one tree needs, by the key its answer goes under ("" = the answer itself)."""
+    if tree.runtime == "claude-plugins":
+        return {"listing": oracle_args(tree, root, "claude-listing"),
+                "plugin_list": oracle_args(tree, root, "claude-plugin-list")}
+    return {"": oracle_args(tree, root)}
 
 
 def _env(tree: Tree, root: Path) -> dict[str, str]:
@@ -86,6 +97,47 @@ def _want_codex_row(r: dict) -> dict:
     return row
 
 
+def _claude_options(tree: Tree, root: Path, session: bool = True) -> Options:
+    """Options as the oracle's claude run sees them: --managed-dir (else none: its host has no /etc/claude-code), and
+    with `session` the claude flags after `--` (--add-dir, --settings)."""
+    words = [w.replace("$TREE", str(root)) for w in tree.args]
+    cut = words.index("--") if "--" in words else len(words)
+    oracle, claude = words[:cut], words[cut + 1:]
+    opts = Options(cwd=str(root / tree.cwd), home=str(root / tree.home), runtime="claude", env=_env(tree, root))
+    managed = [oracle[i + 1] for i, w in enumerate(oracle) if w == "--managed-dir" and i + 1 < len(oracle)]
+    opts.managed_dir = managed[0] if managed else str(root / "no-managed-dir")
+    if session:
+        opts.add_dirs = [claude[i + 1] for i, w in enumerate(claude) if w == "--add-dir" and i + 1 < len(claude)]
+        flags = [claude[i + 1] for i, w in enumerate(claude) if w == "--settings" and i + 1 < len(claude)]
+        opts.settings_flag = flags[-1] if flags else None
+    return opts
+
+
+def comparable_plugin_row(row: dict) -> dict:
+    """A `claude plugin list --json` row less what skilltui does not model: timestamps, the *Details objects (their
+    words are the tool's), builtins' internals."""
+    out = {k: v for k, v in row.items() if k not in ("installedAt", "lastUpdated", "noteDetails", "errorDetails",
+                                                     "folderVersion")}
+    if row["id"].endswith("@builtin"):
+        out.pop("hasUserConfig", None)
+    return out
+
+
+def loose_errors(row: dict) -> bool:
+    """A failed download's text names a random temp folder; a JSON parser's words are Bun's: such rows compare by the
+    number of errors (same cause, same row)."""
+    kinds = [d.get("type") for d in row.get("errorDetails", [])]
+    return bool(kinds) and set(kinds) <= {"generic-error", "manifest-parse-error"}
+
+
+def _plugin_rows(tree: Tree, root: Path) -> list[dict]:
+    from skilltui.runtimes import discover
+    from skilltui.runtimes.claude import plugins
+
+    catalog = discover(_claude_options(tree, root, session=False))
+    return [r.to_json() for r in plugins.list_rows(catalog.plugins, catalog.settings)]
+
+
 def skilltui_output(tree: Tree, root: Path) -> dict:
     """skilltui's answer in the oracle's shape (the parts skilltui models)."""
     opts = Options(cwd=str(root / tree.cwd), home=str(root / tree.home), runtime=tree.runtime, env=_env(tree, root))
@@ -100,15 +152,15 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
         from skilltui.runtimes.omp import discovery
 
         return discovery.skill_list_json(discovery.discover(opts))
-    if tree.runtime == "claude":
+    if tree.runtime in ("claude", "claude-plugins"):
         from skilltui import budget
 
-        words = [w.replace("$TREE", str(root)) for w in tree.args]
-        opts.add_dirs = [words[i + 1] for i, w in enumerate(words) if w == "--add-dir" and i + 1 < len(words)]
-        opts.managed_dir = str(root / "no-managed-dir")  # the oracle's host has no /etc/claude-code
-        view = budget.run(opts, model="claude-sonnet-4-6")
-        return {"entries": [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries],
-                "rows": [e.row for e in view.result.entries if not e.shipped]}
+        view = budget.run(_claude_options(tree, root), model="claude-sonnet-4-6")
+        out = {"entries": [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries],
+               "rows": [e.row for e in view.result.entries if not e.shipped]}
+        if tree.runtime == "claude-plugins":
+            out["plugin_rows"] = _plugin_rows(tree, root)
+        return out
     raise ValueError(f"no comparison for {tree.runtime}")
 
 
@@ -121,6 +173,10 @@ def expected_shape(tree: Tree, want: dict) -> dict:
     if tree.runtime == "claude":  # Claude Code's own entries carry its text, not the tree's: compared by label only
         return {"entries": [{"label": e["label"], "state": e["state"], "shipped": e["shipped"]} for e in want["entries"]],
                 "rows": [e["text"] for e in want["entries"] if not e["shipped"]]}
+    if tree.runtime == "claude-plugins":
+        out = expected_shape(replace(tree, runtime="claude"), want["listing"])
+        out["plugin_rows"] = [comparable_plugin_row(r) for r in want["plugin_list"]]
+        return out
     raise ValueError(tree.runtime)
 
 
@@ -129,7 +185,12 @@ def _diff_lists(label: str, got: list, want: list) -> list[str]:
     for i in range(max(len(got), len(want))):
         g = got[i] if i < len(got) else "<missing>"
         w = want[i] if i < len(want) else "<missing>"
-        if g != w:
+        if g != w and isinstance(g, dict) and isinstance(w, dict):  # rows: only the keys that differ
+            keys = [k for k in {**w, **g} if g.get(k) != w.get(k)]
+            out.append(f"{label}[{i}] {w.get('id', g.get('id', ''))}: " + "; ".join(
+                f"{k}: skilltui {json.dumps(g.get(k), ensure_ascii=False)} != real "
+                f"{json.dumps(w.get(k), ensure_ascii=False)}" for k in keys))
+        elif g != w:
             out.append(f"{label}[{i}]: skilltui {json.dumps(g, ensure_ascii=False)} != real "
                        f"{json.dumps(w, ensure_ascii=False)}")
     return out
@@ -142,6 +203,13 @@ def compare(tree: Tree, root: Path, want: dict) -> list[str]:
     except Exception as exc:  # a crash is a difference too, reported rather than raised
         return [f"skilltui raised {exc.__class__.__name__}: {exc}"]
     exp = expected_shape(tree, want)
+    if tree.runtime == "claude-plugins":  # rows whose errors are the tool's own words compare by their number
+        loose = {i for i, r in enumerate(want["plugin_list"]) if loose_errors(r)}
+        rows = got.get("plugin_rows") or []
+        for i in loose:
+            if i < len(rows) and "errors" in exp["plugin_rows"][i]:
+                exp["plugin_rows"][i] = dict(exp["plugin_rows"][i], errors=len(exp["plugin_rows"][i]["errors"]))
+                rows[i] = dict(rows[i], errors=len(rows[i].get("errors", [])))
     diffs = []
     for key in exp:
         g, w = got.get(key), exp[key]
@@ -154,7 +222,7 @@ def compare(tree: Tree, root: Path, want: dict) -> list[str]:
         else:
             diffs.append(f"{key}: skilltui {json.dumps(g, ensure_ascii=False)[:300]} != real "
                          f"{json.dumps(w, ensure_ascii=False)[:300]}")
-    return diffs
+    return [d.replace(str(root), "$TREE") for d in diffs]
 
 
 # ---------------------------------------------------------------- recording and loading
@@ -213,5 +281,5 @@ def expected_at(want: dict, root: Path) -> dict:
 def cases(runtime: str | None = None) -> list[Path]:
     base = Path(__file__).resolve().parent / "fixtures"
     found = sorted(p.parent for p in base.glob("*/*/case.json") if (p.parent / "expected.json").is_file()
-                   and p.parent.parent.name in ("codex", "omp", "claude"))
+                   and p.parent.parent.name in ("codex", "omp", "claude", "claude-plugin-trees"))
     return [p for p in found if runtime is None or p.parent.name == runtime]

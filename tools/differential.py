@@ -40,7 +40,18 @@ CORPUS = SHARED / "corpus"
 
 # ---------------------------------------------------------------- oracle
 def run_oracle(tree: fixturelib.Tree, root: Path, timeout: int = 240) -> dict:
-    cmd = ["python3", str(ORACLE), *fixturelib.oracle_args(tree, root)]
+    """The real tool's answer; a tree that needs several runs (claude-plugins) gets them under their keys."""
+    out: dict = {}
+    for key, args in fixturelib.oracle_runs(tree, root).items():
+        got = _run_oracle(args, timeout)
+        if "oracle_error" in got or not key:
+            return got
+        out[key] = got
+    return out
+
+
+def _run_oracle(args: list[str], timeout: int) -> dict:
+    cmd = ["python3", str(ORACLE), *args]
     err = ""
     for _attempt in range(3):  # the machine is loaded: a timed-out tool run is retried, not reported as a difference
         try:
@@ -308,7 +319,195 @@ def gen_claude(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tre
     return tree
 
 
-GENERATORS = {"codex": gen_codex, "omp": gen_omp, "claude": gen_claude}
+# ---------------------------------------------------------------- Claude Code plugins
+def _plugin_kit():
+    """tests/fixtures/claude-plugins/_build.py: the plugin kit's tree builders (plugin folders, install records,
+    marketplaces), reused here so the harness builds plugins the way the hand-recorded cases do."""
+    import importlib.util
+
+    path = REPO / "tests/fixtures/claude-plugins/_build.py"
+    spec = importlib.util.spec_from_file_location("claude_plugin_kit", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+KIT = _plugin_kit()
+PLUGIN_NAMES = ["demo", "p1", "tool-kit", "Weird.Name", "x_y", "a", "b2", "zed", "Demo", "dup"]
+MARKETS = ["mkt", "alpha", "beta-m", "gone", "nomf", "badmf", "dmkt"]
+PROJECTS = ["$TREE/ws/repo", "$TREE/ws/repo/sub", "$TREE/ws/other", "$TREE/ws/plain", "$TREE/ws/repo/sub/deep", "$TREE"]
+ODD_VALUES = [["1.0.0"], "yes", 1, {}, None, "true"]
+
+
+def _slurp(top: Path) -> dict[str, bytes]:
+    return {p.relative_to(top).as_posix(): p.read_bytes() for p in sorted(top.rglob("*")) if p.is_file()}
+
+
+def _plugin_skill(rng: random.Random, corpus: Corpus, name: str, i: int) -> dict[str, bytes]:
+    """One skill folder's files for a plugin: a corpus skill, a synthetic one, or one named by its frontmatter."""
+    r = rng.random()
+    if r < 0.3:
+        _folder, files = corpus.skill_files(rng)
+        return files
+    if r < 0.45:
+        other = rng.choice(["other-name", f"{name}:inner", name, "Shown Name"])
+        return {"SKILL.md": _fm([f"name: {other}", f"description: skill {i} named {other}"])}
+    if r < 0.55:
+        return {"SKILL.md": _fm(["when_to_use: only when asked"], body="first body line\\nsecond\\n")}
+    return synthetic(rng, f"s{i}")
+
+
+def gen_claude_plugins(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tree:
+    """Claude Code plugin setups: marketplaces (known or not, listing a plugin or no longer, failing), install records
+    (one or several per id, scopes, projectPath, missing installPath), enabledPlugins in every scope with odd values,
+    manifests with custom skills/commands paths or broken, plugin skills and commands, user skills beside them."""
+    tree = fixturelib.Tree(runtime="claude-plugins", home="home",
+                           cwd=rng.choice(["ws/repo", "ws/repo", "ws/repo/sub", "ws/plain"]))
+    tree.dirs += ["ws/repo/.git", "ws/repo/sub/deep", "ws/plain", "ws/other"]
+    scratch = Path(tempfile.mkdtemp(prefix="plugins-", dir=work))
+    home = scratch / "home"
+    home.mkdir()
+    mkts = rng.sample(MARKETS, rng.randint(1, 4))
+    known_now = [m for m in mkts if m != "gone" and m != "dmkt"]
+    records: dict[str, list[dict]] = {}
+    listed: dict[str, list[str]] = {m: [] for m in mkts}
+    units: list[str] = []
+    for i in range(rng.choice([1, 2, 3, 4, 6, 8])):
+        name, mkt = rng.choice(PLUGIN_NAMES), rng.choice(mkts)
+        pid = f"{name}@{mkt}"
+        if pid in records:
+            continue
+        recs = []
+        versions = rng.sample(["1.0.0", "1.1.0", "2.0.0", "0.0.1-beta"], rng.choice([1, 1, 1, 2, 3]))
+        for v in versions:
+            manifest = _manifest(rng, name, v)
+            skills = [f"{name.lower()}-{j}" for j in range(rng.choice([0, 1, 1, 2, 3]))]
+            path = KIT.plugin(home, mkt, name, v, skills, manifest if isinstance(manifest, dict) else None)
+            root = scratch / path.removeprefix("$TREE/")
+            if isinstance(manifest, str):
+                (root / ".claude-plugin/plugin.json").write_text(manifest)
+            _plugin_extras(rng, corpus, root, name, i)
+            scope = rng.choice(["user", "user", "project", "local"])
+            project = rng.choice(PROJECTS) if scope != "user" else None
+            if rng.random() < 0.08:
+                path = path + "-missing"
+            recs.append(KIT.record(scope, path, v, project))
+        records[pid] = recs
+        units.append(f"home/.claude/plugins/cache/{mkt}/{name}")
+        if rng.random() < 0.8:
+            listed[mkt].append(name)
+    KIT.installed(home, records)
+    KIT.known(home, known_now)
+    for m in known_now:
+        if m == "nomf":
+            (home / ".claude/plugins/marketplaces/nomf").mkdir(parents=True, exist_ok=True)
+        elif m == "badmf":
+            KIT.write(home / ".claude/plugins/marketplaces/badmf/.claude-plugin/marketplace.json", "{not json\n")
+        else:
+            KIT.marketplace(home, m, listed[m])
+    if "dmkt" in mkts:  # a directory marketplace: its plugins are read from its folder
+        kn = json.loads((home / ".claude/plugins/known_marketplaces.json").read_text())
+        kn["dmkt"] = {"source": {"source": "directory", "path": "$TREE/dmkt"}, "installLocation": "$TREE/dmkt",
+                      "lastUpdated": KIT.TS}
+        KIT.wjson(home / ".claude/plugins/known_marketplaces.json", kn)
+        entries = [{"name": n, "source": f"./plugins/{n}", "description": f"{n} plugin"} for n in listed["dmkt"]]
+        KIT.wjson(scratch / "dmkt/.claude-plugin/marketplace.json", {"name": "dmkt", "owner": {"name": "T"},
+                                                                     "plugins": entries})
+        for n in listed["dmkt"]:
+            KIT.wjson(scratch / f"dmkt/plugins/{n}/.claude-plugin/plugin.json", {"name": n, "version": "0.9.0"})
+            KIT.write(scratch / f"dmkt/plugins/{n}/skills/fromfolder/SKILL.md",
+                      f"---\ndescription: {n} read from the marketplace folder\n---\nbody\n")
+    tree.files.update(_slurp(scratch))
+    shutil.rmtree(scratch, ignore_errors=True)
+    for i in range(rng.choice([0, 0, 1, 3])):  # user and project skills beside the plugins' (names may clash)
+        _add_skill(tree, rng, corpus, rng.choice(["home/.claude/skills", "ws/repo/.claude/skills"]), 200 + i)
+    # enabledPlugins, in every scope
+    ids = list(records) + rng.sample(["ghost@mkt", "ghost@nowhere"], rng.randint(0, 1))
+    settings_files = {"user": "home/.claude/settings.json", "project": f"{tree.cwd}/.claude/settings.json",
+                      "local": f"{'ws/repo' if tree.cwd.startswith('ws/repo') else tree.cwd}/.claude/settings.local.json",
+                      "managed": "managed/managed-settings.json", "adddir": "other/.claude/settings.json",
+                      "adddir2": "other2/.claude/settings.local.json"}
+    blocks: dict[str, dict] = {}
+    for scope in ["user", "user", "project", "local", "managed", "flag", "adddir", "adddir2"]:
+        if rng.random() < (0.85 if scope == "user" else 0.3):
+            block = blocks.setdefault(scope, {})
+            for pid in rng.sample(ids, rng.randint(1, len(ids))):
+                r = rng.random()
+                block[pid] = True if r < 0.65 else False if r < 0.93 else rng.choice(ODD_VALUES)
+    claude_args: list[str] = []
+    for scope, block in blocks.items():
+        data = {"enabledPlugins": block}
+        if scope == "flag":
+            claude_args += ["--settings", json.dumps(data, separators=(",", ":"))]
+            continue
+        rel = settings_files[scope]
+        tree.files[rel] = (json.dumps(data, indent=2) + "\n").encode()
+        units.append(rel)
+    if "managed" in blocks:
+        tree.args += ["--managed-dir", "$TREE/managed"]
+    for scope, folder in (("adddir", "other"), ("adddir2", "other2")):
+        if scope in blocks or rng.random() < 0.1:
+            tree.dirs.append(folder)
+            claude_args += ["--add-dir", f"$TREE/{folder}"]
+    if claude_args:
+        tree.args += ["--", *claude_args]
+    if rng.random() < 0.35:
+        tree.env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(rng.choice([300, 800, 1500, 3000, 8000]))
+    tree.units = units + [u for u in tree.units if u not in units]
+    return tree
+
+
+def _manifest(rng: random.Random, name: str, version: str) -> dict | str:
+    r = rng.random()
+    m: dict = {"name": name, "version": version, "description": f"{name} plugin"}
+    if r < 0.05:
+        return "{not json\n"
+    if r < 0.08:
+        return {"version": version}  # no name
+    if r < 0.11:
+        m["agents"] = ["./agents"]  # a folder where .md files are required: the manifest is rejected
+    elif r < 0.2:
+        m["skills"] = rng.choice(["./extra-skills", ["./extra-skills"], "./", ["./extra-skills", "./skills"]])
+    elif r < 0.3:
+        m["commands"] = rng.choice(["./cmds", ["./cmds/one.md"], "./cmds/one.md"])
+    elif r < 0.35:
+        m["name"] = rng.choice(["other-name", name.upper()])
+    elif r < 0.4:
+        m["displayName"] = f"Shown {name}"
+    elif r < 0.43:
+        m["userConfig"] = {"token": {"type": "string", "title": "Token", "description": "a token"}}
+    return m
+
+
+def _put(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _plugin_extras(rng: random.Random, corpus: Corpus, root: Path, name: str, i: int) -> None:
+    """Skills and commands beyond the kit's plain ones: corpus/synthetic skills, commands (nested, prefixed names),
+    the folders a manifest may point at."""
+    for j in range(rng.choice([0, 0, 1, 2])):
+        folder = rng.choice([f"sk{i}{j}", f"{name}-sk{j}", f"Odd.Name{j}", f"{name}:pref{j}"])
+        for rel, data in _plugin_skill(rng, corpus, name, j).items():
+            _put(root / "skills" / folder / rel, data)
+    for j in range(rng.choice([0, 0, 1, 2, 3])):
+        cname, data = _command(rng, corpus, j)
+        where = rng.choice(["commands", "commands", "commands/sub", "cmds"])
+        if rng.random() < 0.15:
+            cname = f"{name}:{cname}"
+        _put(root / where / cname, data)
+    if rng.random() < 0.3:
+        KIT.write(root / "cmds/one.md", "---\ndescription: the declared command\n---\nbody\n")
+    if rng.random() < 0.25:
+        KIT.write(root / "extra-skills/xs/SKILL.md", f"---\ndescription: extra skill of {name}\n---\nbody\n")
+    if rng.random() < 0.1:
+        KIT.write(root / "SKILL.md", f"---\nname: {name}-root\ndescription: a root-level skill\n---\nbody\n")
+    if rng.random() < 0.05:
+        KIT.write(root / "agents/helper.md", "---\nname: helper\ndescription: an agent\n---\nbody\n")
+
+
+GENERATORS = {"codex": gen_codex, "omp": gen_omp, "claude": gen_claude, "claude-plugins": gen_claude_plugins}
 
 
 # ---------------------------------------------------------------- minimising

@@ -98,7 +98,7 @@ def _plugin_display(s: Skill) -> str | None:
     the prefix (`name: demo:check`, §4.3 observed)."""
     if not s.display_name or s.extra.get("named_by_frontmatter"):
         return s.display_name
-    prefix = s.name.split(":", 1)[0] + ":"  # the plugin's name as its items carry it
+    prefix = s.name.rsplit(":", 1)[0] + ":"  # the item's namespace: `plugin:` or `plugin:sub:` (observed)
     return s.display_name if s.display_name.startswith(prefix) else prefix + s.display_name
 
 

@@ -186,12 +186,40 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
         plugin.enabled = value is True
     if isinstance(value, list):
         plugin.notes.append("Not enabled because its enabledPlugins entry is a version list. Only the value true turns on a marketplace plugin")
+    plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
+
+
+def _ineffective_disable(plugin: Plugin, settings: Settings) -> None:
+    """The note for a user `false` that a higher scope overrides; only for a plugin that does load (observed: a
+    plugin that fails for another cause gets no note)."""
+    src = settings.decide(plugin.id).source
     user = settings.decide(plugin.id, ("user",)).value
-    if user is False and plugin.enabled and src is not None and src.scope != "user":
+    if user is False and plugin.loads and src is not None and src.scope != "user":
         plugin.notes.append(
             f"Disabled in ~/.claude/settings.json but still loads — {src.scope} settings enable it, which overrides your user setting"
         )
-    plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
+
+
+def _installed_here(path: str | None) -> bool:
+    try:
+        return path is not None and os.path.isdir(path)
+    except ValueError:  # a NUL in the path: handled by the caller
+        return True
+
+
+_CACHE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _missing_paths(plugin: Plugin) -> list[str]:
+    """`Path not found` errors for manifest `commands`/`skills` paths that do not exist (observed: the plugin still
+    loads the rest)."""
+    out = []
+    for field_name in ("commands", "skills"):
+        for rel in _rel_paths(plugin.manifest.get(field_name)):
+            path = _inside(plugin.root, rel) if plugin.root else None
+            if path is not None and not os.path.exists(path):
+                out.append(f"Path not found: {path} ({field_name})")
+    return out
 
 
 def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict],
@@ -199,7 +227,9 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     """One installed marketplace plugin: the record that applies here, then each §10.4 condition in turn."""
     for r in records:
         r.applies = _applies(r, settings)
-    rec = next((r for r in records if r.applies), None)
+    # The first record that applies here and whose folder exists (observed: a record whose installPath is gone is
+    # passed over for the next one that applies).
+    rec = next((r for r in records if r.applies and _installed_here(r.install_path)), None)
     shown = rec or records[0]
     name, market = pid.split("@", 1)
     plugin = Plugin(pid, name, market, version=shown.version, scope=shown.scope, install_path=shown.install_path,
@@ -209,7 +239,7 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     if plugin.marketplace_known and market not in markets:
         markets[market] = _marketplace(market, known[market])
     mk = markets.get(market)
-    if mk is not None and rec is not None:
+    if mk is not None:  # a directory marketplace's plugin is read from its folder, whatever the records say (observed)
         folder = _plugin_root_in_marketplace(mk, name)
         if folder:
             plugin.root = plugin.read_from_folder = folder
@@ -228,12 +258,7 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         plugin.blocked = PluginBlock.MANAGED_OFF
     elif not plugin.enabled:
         plugin.blocked = PluginBlock.NOT_ENABLED
-    elif rec is None:
-        plugin.blocked = PluginBlock.OTHER_PROJECT
-        where = ", ".join(r.project_path or "?" for r in records)
-        plugin.errors.append(f"Not installed for this project (its install records are for {where}); "
-                             f"Claude Code tries to download/cache plugin {name} and fails without it")
-    elif mk is None:
+    elif mk is None:  # the marketplace causes come before the install records' (observed)
         plugin.blocked = PluginBlock.MARKETPLACE_UNKNOWN
         plugin.errors.append(f"Marketplace {market} not found")
     elif mk.entries is None:
@@ -242,13 +267,35 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     elif name not in mk.entries:
         plugin.blocked = PluginBlock.NOT_IN_MARKETPLACE
         plugin.errors.append(f"Plugin {name} not found in marketplace {market}")
+    elif rec is None and not plugin.read_from_folder:
+        plugin.blocked = PluginBlock.OTHER_PROJECT
+        plugin.errors.append(_not_installed_error(pid, name, records, settings))
     elif plugin.manifest_error:
         plugin.blocked = PluginBlock.MANIFEST_INVALID
         plugin.errors.append(plugin.manifest_error)
     elif not plugin.root:
         plugin.blocked = PluginBlock.NO_FILES
     plugin.loads = plugin.blocked is None
+    if plugin.loads:
+        plugin.errors += _missing_paths(plugin)
+        if not plugin.read_from_folder and not _CACHE_NAME.match(name):
+            # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
+            # list` still reports a failed download/cache of it.
+            plugin.errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from the name")
+    _ineffective_disable(plugin, settings)
     return plugin
+
+
+def _not_installed_error(pid: str, name: str, records: list[InstallRecord], settings: Settings) -> str:
+    """No install record here. Enabled only by this project's settings (not by user or managed ones), Claude Code
+    says it is not installed; otherwise it tries to download it, which fails offline (observed)."""
+    elsewhere = settings.decide(pid, ("user",)).value is True or settings.decide(pid, ("managed",)).value is True
+    if not elsewhere:
+        return (f'Plugin "{name}" is enabled in project settings but isn\'t installed — run '
+                f"`claude plugin install {pid} --scope project`")
+    where = ", ".join(r.project_path or r.install_path or "?" for r in records)
+    return (f"Not installed for this project (its install records are for {where}); "
+            f"Claude Code tries to download/cache plugin {name} and fails without it")
 
 
 def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
@@ -296,6 +343,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         apply_enablement(plugin, settings)
         plugin.loads = plugin.enabled
         plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
+        _ineffective_disable(plugin, settings)
         plugins.append(plugin)
 
     builtins = list(BUILTIN_PLUGINS) + (["cc-plugin-sec-default"] if has_managed_settings(settings) else [])
@@ -374,12 +422,14 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
         if p.kind == "builtin":
             rows.append(ListRow(p.id, "unknown", p.scope, True))
             continue
-        value = settings.decide(p.id, ("managed", *scopes)).value
-        if value is False and settings.decide(p.id, ("managed",)).value is False:
-            value = settings.decide(p.id, scopes).value
+        # Observed: the list's "enabled" ranks managed settings last (a lower scope's true or false wins over them),
+        # while its causes are those of the session, where managed settings rank first.
+        value = settings.decide(p.id, scopes).value
+        if value is None:
+            value = settings.decide(p.id, ("managed",)).value
         enabled = value is not False if p.kind == "skills-dir" else value is True
         notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
-        errors = list(p.errors) if enabled else []
+        errors = list(p.errors)
         user_config = "userConfig" in p.manifest
         if p.kind == "skills-dir":
             rows.append(ListRow(p.id, p.version, p.scope, enabled, p.install_path, notes=notes, errors=errors,
@@ -387,7 +437,7 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
             continue
         for r in p.records:
             rows.append(ListRow(p.id, r.version, r.scope, enabled, r.install_path,
-                                read_from_folder=p.read_from_folder if r.applies else None, project_path=r.project_path,
+                                read_from_folder=p.read_from_folder, project_path=r.project_path,
                                 notes=notes, errors=errors, project_enabled=p.project_enabled, has_user_config=user_config))
     return rows
 
@@ -518,7 +568,7 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     items: list[Item] = []
     if declared is None:
         return walk_commands(os.path.join(root, "commands"), prefix=plugin.name + ":")
-    if os.path.isdir(os.path.join(root, "commands")):
+    if plugin.loads and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed)
         plugin.notes.append('Default commands/ folder is ignored because the manifest sets "commands"')
     rels = _rel_paths(declared)
     if isinstance(declared, dict):  # name -> {source, description, ...}
