@@ -561,7 +561,7 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
     for p in ranked:
         diags: list[Diagnostic] = []
         by_name = lambda i: collation_key(i.name)  # noqa: E731 - ICU order within a plugin
-        items = sorted(plugin_mod.command_items(p, diags), key=by_name) + sorted(plugin_mod.skill_items(p, diags), key=by_name)
+        items = sorted(plugin_mod.command_items(p, diags), key=by_name) + plugin_mod.skill_items(p, diags)
         scan.diags.extend(diags)
         for item in items:
             source = "plugin-command" if item.kind == "command" else "plugin"
@@ -600,7 +600,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
     scoped: list[Skill] = []
     for s in entries:
         if s.source in ("plugin", "plugin-command") and s.extra.get("named_by_frontmatter") and s.display_name:
-            s.name = f"{s.plugin.split('@')[0]}:{s.display_name}"
+            s.name = f"{s.name.rsplit(':', 1)[0]}:{s.display_name}"
         if s.status != LISTED:
             continue
         if s.path:

@@ -15,6 +15,7 @@ from skilltui.runtimes.claude.settings import (
     has_managed_settings,
     read_json_file,
 )
+from skilltui.text import collation_key
 
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")
 BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-plugin-authoring", "cc-plugin-privacy")
@@ -172,6 +173,9 @@ def manifest_problem(data: dict) -> str | None:
     return None
 
 
+_VERSION_LIST_NOTE = "Not enabled because its enabledPlugins entry is a version list"
+
+
 def apply_enablement(plugin: Plugin, settings: Settings) -> None:
     """§10.5: the first source that mentions the id decides; only a literal true turns a marketplace plugin on."""
     decision = settings.decide(plugin.id)
@@ -185,7 +189,7 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
     else:
         plugin.enabled = value is True
     if isinstance(value, list):
-        plugin.notes.append("Not enabled because its enabledPlugins entry is a version list. Only the value true turns on a marketplace plugin")
+        plugin.notes.append(_VERSION_LIST_NOTE + ". Only the value true turns on a marketplace plugin")
     plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
 
 
@@ -229,7 +233,8 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         r.applies = _applies(r, settings)
     # The first record that applies here and whose folder exists (observed: a record whose installPath is gone is
     # passed over for the next one that applies).
-    rec = next((r for r in records if r.applies and _installed_here(r.install_path)), None)
+    applying = [r for r in records if r.applies]
+    rec = next((r for r in applying if _installed_here(r.install_path)), None)
     shown = rec or records[0]
     name, market = pid.split("@", 1)
     plugin = Plugin(pid, name, market, version=shown.version, scope=shown.scope, install_path=shown.install_path,
@@ -256,8 +261,10 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
     if managed_off:  # a hard off, whatever the lower scopes say
         plugin.blocked = PluginBlock.MANAGED_OFF
-    elif not plugin.enabled:
+    elif not plugin.enabled and not isinstance(settings.decide(pid).value, list):
         plugin.blocked = PluginBlock.NOT_ENABLED
+    # A version list goes through the marketplace and install checks as if enabled, then does not load (observed:
+    # a failed marketplace's error, not the version-list note).
     elif mk is None:  # the marketplace causes come before the install records' (observed)
         plugin.blocked = PluginBlock.MARKETPLACE_UNKNOWN
         plugin.errors.append(f"Marketplace {market} not found")
@@ -267,7 +274,7 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     elif name not in mk.entries:
         plugin.blocked = PluginBlock.NOT_IN_MARKETPLACE
         plugin.errors.append(f"Plugin {name} not found in marketplace {market}")
-    elif rec is None and not plugin.read_from_folder:
+    elif rec is None and not plugin.read_from_folder and not applying:
         plugin.blocked = PluginBlock.OTHER_PROJECT
         plugin.errors.append(_not_installed_error(pid, name, records, settings))
     elif plugin.manifest_error:
@@ -275,6 +282,10 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         plugin.errors.append(plugin.manifest_error)
     elif not plugin.root:
         plugin.blocked = PluginBlock.NO_FILES
+    elif not plugin.enabled:
+        plugin.blocked = PluginBlock.NOT_ENABLED
+    if plugin.blocked is not None and plugin.blocked != PluginBlock.NOT_ENABLED:
+        plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
     plugin.loads = plugin.blocked is None
     if plugin.loads:
         plugin.errors += _missing_paths(plugin)
@@ -430,7 +441,7 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
         enabled = value is not False if p.kind == "skills-dir" else value is True
         notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
         errors = list(p.errors)
-        user_config = "userConfig" in p.manifest
+        user_config = "userConfig" in p.manifest and list_loaded(p)
         if p.kind == "skills-dir":
             rows.append(ListRow(p.id, p.version, p.scope, enabled, p.install_path, notes=notes, errors=errors,
                                 has_user_config=user_config))
@@ -515,8 +526,21 @@ def item_suffix(d: str) -> str:
     return _NOT_SUFFIX.sub("-", d)
 
 
+def _item_prefix(plugin: Plugin) -> str:
+    """The name a plugin's items carry: its plugin.json `name` when it has one (observed: `"name": "other"` in the
+    manifest of demo@mkt labels its skills `other:…`), else the name in its id."""
+    name = plugin.manifest.get("name")
+    return name if isinstance(name, str) and name else plugin.name
+
+
+def list_loaded(plugin: Plugin) -> bool:
+    """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
+    one whose download/cache it reports as failed (a name with a dot, observed)."""
+    return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
+
+
 def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
-    """Plugin skills: `skills/` plus every manifest `skills` path; `<plugin>:<dir>` names, ICU order."""
+    """Plugin skills: `skills/` plus every manifest `skills` path; `<plugin>:<dir>` names, in listing order."""
     root = plugin.root
     if not root:
         return []
@@ -529,24 +553,26 @@ def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
         elif path not in dirs:
             dirs.append(path)
     items: list[Item] = []
-    for d in dirs:
+    for d in dirs:  # folder by folder, `skills/` first, then the manifest's paths in order (observed)
         skill_md = os.path.join(d, "SKILL.md")
         st = _file_stat(skill_md)
         if st is not None:  # a path naming a skill folder itself (or the plugin root, `./`)
             is_root = os.path.normpath(d) == os.path.normpath(root)
-            name = f"{plugin.name}:{item_suffix(os.path.basename(d))}"
+            name = f"{_item_prefix(plugin)}:{item_suffix(os.path.basename(d))}"
             items.append(Item("skill", name, skill_md, d, d, named_by_frontmatter=is_root, st=st))
             continue
         try:
             entries = sorted(os.listdir(d))
         except OSError:
             continue
+        found = []
         for e in entries:
             folder = os.path.join(d, e)
             path = os.path.join(folder, "SKILL.md")
             st = _file_stat(path)
             if st is not None:
-                items.append(Item("skill", f"{plugin.name}:{item_suffix(e)}", path, d, folder, st=st))
+                found.append(Item("skill", f"{_item_prefix(plugin)}:{item_suffix(e)}", path, d, folder, st=st))
+        items += sorted(found, key=lambda i: collation_key(i.name))  # ICU order within a folder
     return items
 
 
@@ -567,8 +593,8 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     declared = plugin.manifest.get("commands")
     items: list[Item] = []
     if declared is None:
-        return walk_commands(os.path.join(root, "commands"), prefix=plugin.name + ":")
-    if plugin.loads and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed)
+        return walk_commands(os.path.join(root, "commands"), prefix=_item_prefix(plugin) + ":")
+    if list_loaded(plugin) and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed)
         plugin.notes.append('Default commands/ folder is ignored because the manifest sets "commands"')
     rels = _rel_paths(declared)
     if isinstance(declared, dict):  # name -> {source, description, ...}
@@ -576,14 +602,14 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
             source = spec.get("source") if isinstance(spec, dict) else None
             path = _inside(root, source) if isinstance(source, str) else None
             if path and os.path.isfile(path):
-                items.append(Item("command", f"{plugin.name}:{name}", path, root, os.path.dirname(path)))
+                items.append(Item("command", f"{_item_prefix(plugin)}:{name}", path, root, os.path.dirname(path)))
     for rel in rels:
         path = _inside(root, rel)
         if path and os.path.isdir(path):
-            items.extend(walk_commands(path, prefix=plugin.name + ":"))
+            items.extend(walk_commands(path, prefix=_item_prefix(plugin) + ":"))
         elif path and os.path.isfile(path) and path.endswith(".md"):
             stem = os.path.basename(path)[:-3]
-            items.append(Item("command", f"{plugin.name}:{stem}", path, os.path.dirname(path), os.path.dirname(path)))
+            items.append(Item("command", f"{_item_prefix(plugin)}:{stem}", path, os.path.dirname(path), os.path.dirname(path)))
     return items
 
 

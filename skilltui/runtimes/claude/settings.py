@@ -163,6 +163,10 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         value, error = None, None
     if error is None and value is not None and not isinstance(value, dict):
         error = "is not a JSON object"
+    if error is None and scope == "managed" and isinstance(value, dict) and isinstance(value.get("enabledPlugins"), dict):
+        # Observed: managed settings are not skipped for a bad enabledPlugins value; that entry alone is ignored.
+        value = dict(value, enabledPlugins={k: v for k, v in value["enabledPlugins"].items()
+                                            if _invalid_enabled_plugins({k: v}) is None})
     if error is None and isinstance(value, dict) and "enabledPlugins" in value:
         error = _invalid_enabled_plugins(value["enabledPlugins"])
     if error is None and isinstance(value, dict) and "skillOverrides" in value:
