@@ -206,6 +206,7 @@ class Plugin:
     blocked: PluginBlock | None = None  # why it does not load; None when it loads
     manifest_error: str | None = None  # Claude Code's error for a plugin.json it rejects
     read_from_folder: str | None = None  # a directory marketplace's folder it is read from instead of its install path
+    list_root: str | None = None  # the versioned cache folder `plugin list` reads when the session has no folder
 
     def to_json(self) -> dict[str, Any]:
         return {

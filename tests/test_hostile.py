@@ -42,7 +42,9 @@ ANSI = ["\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "\x1b]8;;file:///etc/passwd\x1
         "\u202eevil\u202c"]
 # Human output may hold no C0 control but newline and tab, no DEL and no C1 control (0x9B is an 8-bit CSI).
 FS0 = MARKUP[0].replace("/", "_")  # as a folder name: "[bold]x[_]"
-EVIL_SKILL = "evil:-bold-x-_-"  # plugin skill folder FS0, every character outside [A-Za-z0-9_-] made "-"
+# The plugin's items carry its plugin.json name, markup and all (a control character there would make Claude Code
+# reject the manifest: observed); the skill folder FS0 has every character outside [A-Za-z0-9_-] made "-".
+EVIL_SKILL = f"{MARKUP[0]}:-bold-x-_-"
 BAD_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
@@ -180,7 +182,7 @@ def _markup(w: World) -> None:
         f"skills/{FS0}/SKILL.md": f"---\ndescription: {json.dumps(MARKUP[0] + ANSI[0])}\n---\n",
         f"skills/{ANSI[1]}/SKILL.md": f"---\ndescription: {json.dumps(ANSI[2])}\n---\n",
         f"commands/{ANSI[0]}.md": "---\ndescription: ansi command\n---\n",
-    }, manifest={"name": MARKUP[0] + ANSI[0], "version": ANSI[1], "description": MARKUP[1]})
+    }, manifest={"name": MARKUP[0], "version": ANSI[1], "description": MARKUP[1]})
     w.write({USER_SETTINGS: {"enabledPlugins": {"evil@m": True, f"{ANSI[0]}@m": True, f"{MARKUP[0]}@m": True}},
              f"{PLUGINS}/known_marketplaces.json": {"m": {"source": {"source": "github", "repo": "o/r"},
                                                           "installLocation": str(w.p(f"{PLUGINS}/marketplaces/m"))},
@@ -367,7 +369,7 @@ SCENARIOS = [
                              ("claude-description-ignored", f"{U}/weird-types/SKILL.md")],
              show=("good", "bomb", "deep-block", "weird-types", "binary-tag", "ctrl", "nan")),
     Scenario("markup", _markup, [("claude-name-invalid", f"{U}/{ANSI[0]}/SKILL.md")],
-             show=("good", FS0, "plain-markup", EVIL_SKILL, "evil:--0-title-"), plugin="evil@m",
+             show=("good", FS0, "plain-markup", EVIL_SKILL, f"{MARKUP[0]}:--0-title-"), plugin="evil@m",
 
              verbatim={FS0: f"desc {MARKUP[0]} end", MARKUP[2]: f"desc {MARKUP[2]} end",
                        "plain-markup": MARKUP[1], EVIL_SKILL: MARKUP[0] + ANSI[0]}),

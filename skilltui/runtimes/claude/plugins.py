@@ -156,16 +156,29 @@ def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict[str, Any]
     return data, None
 
 
+_CONTROL_OR_BIDI = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _JS_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", list: "array", dict: "object"}
 
 
 def manifest_problem(data: dict[str, Any]) -> str | None:
-    """The first plugin.json field Claude Code rejects, in its words (observed: a missing name, an agents path not
-    ending in .md). Other fields are not validated here."""
+    """The first plugin.json field Claude Code rejects, in its words (observed: a missing, empty, spaced or
+    control-character name, a userConfig entry without a description, an agents path not ending in .md). Other fields
+    are not validated here."""
     name = data.get("name")
     if not isinstance(name, str):
         kind = "undefined" if "name" not in data else _JS_TYPES.get(type(name), "object")
         return f"name: Invalid input: expected string, received {kind}"
+    if not name:
+        return "name: Plugin name cannot be empty"
+    if " " in name:
+        return "name: Plugin name cannot contain spaces. Use kebab-case (e.g., \u201dmy-plugin\u201d)"
+    if _CONTROL_OR_BIDI.search(name):
+        return "name: Plugin name cannot contain control or bidirectional-formatting characters"
+    config = data.get("userConfig")
+    for key, entry in (config.items() if isinstance(config, dict) else []):
+        if isinstance(entry, dict) and not isinstance(entry.get("description"), str):
+            kind = "undefined" if "description" not in entry else _JS_TYPES.get(type(entry["description"]), "object")
+            return f"userConfig.{key}.description: Invalid input: expected string, received {kind}"
     agents = data.get("agents")
     for i, rel in enumerate(agents if isinstance(agents, list) else [agents] if isinstance(agents, str) else []):
         if isinstance(rel, str) and not rel.endswith(".md"):
@@ -236,6 +249,13 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     # passed over for the next one that applies).
     applying = [r for r in records if r.applies]
     rec = next((r for r in applying if _installed_here(r.install_path)), None)
+    # Every record that applies here lost its folder: the session loads nothing, while `plugin list` looks in the
+    # versioned cache folder and reads the plugin from there, or reports a failed download (observed).
+    fallback = None
+    if rec is None and applying and applying[0].version:
+        fallback = os.path.join(settings.paths.plugins_dir, "cache", pid.split("@", 1)[1], pid.split("@", 1)[0],
+                                applying[0].version)
+        fallback = fallback if _installed_here(fallback) else None
     shown = rec or records[0]
     name, market = pid.split("@", 1)
     plugin = Plugin(pid, name, market, version=shown.version, scope=shown.scope, install_path=shown.install_path,
@@ -283,6 +303,15 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         plugin.errors.append(plugin.manifest_error)
     elif not plugin.root:
         plugin.blocked = PluginBlock.NO_FILES
+        if applying and fallback is None:
+            plugin.errors.append(f"Failed to download/cache plugin {name}: no folder at its installPath "
+                                 f"{applying[0].install_path}")
+        elif fallback is not None:
+            plugin.list_root = fallback
+            listed, _ = _manifest(fallback, [])
+            plugin.manifest = listed  # no items come of it (no root); plugin list reads its notes and userConfig
+            if listed.get("commands") is not None and os.path.isdir(os.path.join(fallback, "commands")):
+                plugin.notes.append(_COMMANDS_NOTE)
     elif not plugin.enabled:
         plugin.blocked = PluginBlock.NOT_ENABLED
     if plugin.blocked is not None and plugin.blocked != PluginBlock.NOT_ENABLED:
@@ -537,6 +566,8 @@ def _item_prefix(plugin: Plugin) -> str:
 def list_loaded(plugin: Plugin) -> bool:
     """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
     one whose download/cache it reports as failed (a name with a dot, observed)."""
+    if plugin.list_root is not None:
+        return True
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
@@ -586,6 +617,9 @@ def _file_stat(path: str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
+_COMMANDS_NOTE = 'Default commands/ folder is ignored because the manifest sets "commands"'
+
+
 def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     """Plugin commands: `commands/`, unless the manifest sets `commands` (then only those)."""
     root = plugin.root
@@ -596,7 +630,7 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     if declared is None:
         return walk_commands(os.path.join(root, "commands"), prefix=_item_prefix(plugin) + ":")
     if list_loaded(plugin) and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed)
-        plugin.notes.append('Default commands/ folder is ignored because the manifest sets "commands"')
+        plugin.notes.append(_COMMANDS_NOTE)
     rels = _rel_paths(declared)
     if isinstance(declared, dict):  # name -> {source, description, ...}
         for name, spec in declared.items():
