@@ -51,20 +51,6 @@ MYPY_STRICT_PENDING = {
     # -- toggle
     "skilltui/whatif.py", "skilltui/settings_writer.py", "skilltui/runtimes/claude/toggle.py",
     "skilltui/runtimes/claude/plugins.py", "skilltui/runtimes/gemini/toggle.py", "skilltui/runtimes/gemini/settings.py",
-    # -- types
-    "skilltui/budget.py",
-    "skilltui/refs.py",
-    "skilltui/runtimes/claude/__init__.py",
-    "skilltui/runtimes/claude/listing.py",
-    "skilltui/runtimes/claude/touch.py",
-    "skilltui/runtimes/gemini/__init__.py",
-    "skilltui/runtimes/gemini/discovery.py",
-    "skilltui/runtimes/gemini/frontmatter.py",
-    "skilltui/runtimes/omp/__init__.py",
-    "skilltui/runtimes/omp/discovery.py",
-    "skilltui/runtimes/omp/plugins.py",
-    "skilltui/runtimes/omp/settings.py",
-    "skilltui/runtimes/omp/text.py",
 }
 
 
