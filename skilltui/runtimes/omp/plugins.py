@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skilltui import fsio
@@ -116,6 +117,16 @@ def _registry_plugins(path: str) -> tuple[dict[str, object] | None, bool]:
     return plugins, True
 
 
+def _installs(plugin_id: str, records: list[object], warnings: list[str]) -> Iterator[_Install]:
+    """A registry's install records for one plugin, in order; one without an installPath is omp's warning."""
+    for record in records:
+        entry = _Install.of(record)
+        if entry is None:
+            warnings.append(f"Plugin {plugin_id} entry has no installPath")
+        else:
+            yield entry
+
+
 def _split_id(plugin_id: str) -> tuple[str, str] | None:
     at = plugin_id.rfind("@")
     if at == -1:
@@ -209,11 +220,7 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
 
     claude_registry = os.path.join(claude_cfg, "plugins", "installed_plugins.json")
     for plugin_id, name, market, entries in entries_of(claude_registry, "Claude Code plugin registry") or []:
-        for record in entries:
-            entry = _Install.of(record)
-            if entry is None:
-                warnings.append(f"Plugin {plugin_id} entry has no installPath")
-                continue
+        for entry in _installs(plugin_id, entries, warnings):
             if entry.enabled is False:
                 skipped.append(SkippedInstall(plugin_id, entry.install_path, "install record has enabled: false"))
                 continue
@@ -241,11 +248,7 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
         omp_registry = os.path.join(omp_plugins_dir, "installed_plugins.json")
         for plugin_id, name, market, entries in entries_of(omp_registry, "OMP plugin registry") or []:
             roots = [r for r in roots if r.id != plugin_id]
-            for record in entries:
-                entry = _Install.of(record)
-                if entry is None:
-                    warnings.append(f"Plugin {plugin_id} entry has no installPath")
-                    continue
+            for entry in _installs(plugin_id, entries, warnings):
                 if entry.enabled is False:
                     continue
                 if any(r.id == plugin_id and r.path == entry.install_path for r in roots):
@@ -256,11 +259,7 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
         project_roots: list[PluginRoot] = []
         if project_registry:
             for plugin_id, name, market, entries in entries_of(project_registry, "project plugin registry") or []:
-                for record in entries:
-                    entry = _Install.of(record)
-                    if entry is None:
-                        warnings.append(f"Plugin {plugin_id} entry has no installPath")
-                        continue
+                for entry in _installs(plugin_id, entries, warnings):
                     if entry.enabled is False:
                         continue
                     project_roots.append(root_for(plugin_id, name, market, entry, "project", project_registry))
