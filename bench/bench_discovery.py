@@ -397,7 +397,7 @@ def run_timed(argv: list[str], environ: dict[str, str]) -> tuple[float, float, b
     """(wall seconds, CPU seconds of the child, its stdout, its stderr); the CPU time is steadier on a busy machine."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    proc = subprocess.run(argv, env=environ, capture_output=True, timeout=600)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
