@@ -560,8 +560,9 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
     commands, skills, disabled = [], [], []
     for p in ranked:
         diags: list[Diagnostic] = []
-        by_name = lambda i: collation_key(i.name)  # noqa: E731 - ICU order within a plugin
-        items = sorted(plugin_mod.command_items(p, diags), key=by_name) + plugin_mod.skill_items(p, diags)
+        # commands in ICU order, skills folder by folder (skill_items' order, observed)
+        items = sorted(plugin_mod.command_items(p, diags), key=lambda i: collation_key(i.name)) \
+            + plugin_mod.skill_items(p, diags)
         scan.diags.extend(diags)
         for item in items:
             source = "plugin-command" if item.kind == "command" else "plugin"

@@ -188,6 +188,8 @@ def manifest_problem(data: dict[str, Any]) -> str | None:
 
 
 _VERSION_LIST_NOTE = "Not enabled because its enabledPlugins entry is a version list"
+_BEFORE_ENABLEMENT = (PluginBlock.MARKETPLACE_UNKNOWN, PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE,
+                      PluginBlock.OTHER_PROJECT)
 
 
 def apply_enablement(plugin: Plugin, settings: Settings) -> None:
@@ -212,7 +214,7 @@ def _ineffective_disable(plugin: Plugin, settings: Settings) -> None:
     plugin that fails for another cause gets no note)."""
     src = settings.decide(plugin.id).source
     user = settings.decide(plugin.id, ("user",)).value
-    if user is False and plugin.loads and src is not None and src.scope != "user":
+    if user is False and (plugin.loads or plugin.list_root) and src is not None and src.scope != "user":
         plugin.notes.append(
             f"Disabled in ~/.claude/settings.json but still loads — {src.scope} settings enable it, which overrides your user setting"
         )
@@ -228,13 +230,13 @@ def _installed_here(path: str | None) -> bool:
 _CACHE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-def _missing_paths(plugin: Plugin) -> list[str]:
+def _missing_paths(plugin: Plugin, root: str | None) -> list[str]:
     """`Path not found` errors for manifest `commands`/`skills` paths that do not exist (observed: the plugin still
     loads the rest)."""
     out = []
     for field_name in ("commands", "skills"):
         for rel in _rel_paths(plugin.manifest.get(field_name)):
-            path = _inside(plugin.root, rel) if plugin.root else None
+            path = _inside(root, rel) if root else None
             if path is not None and not os.path.exists(path):
                 out.append(f"Path not found: {path} ({field_name})")
     return out
@@ -308,22 +310,23 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
                                  f"{applying[0].install_path}")
         elif fallback is not None:
             plugin.list_root = fallback
-            listed, _ = _manifest(fallback, [])
-            plugin.manifest = listed  # no items come of it (no root); plugin list reads its notes and userConfig
-            if listed.get("commands") is not None and os.path.isdir(os.path.join(fallback, "commands")):
-                plugin.notes.append(_COMMANDS_NOTE)
+            plugin.manifest, _ = _manifest(fallback, [])  # no items come of it (no root): plugin list reads it
+            plugin.errors += _missing_paths(plugin, fallback)
     elif not plugin.enabled:
         plugin.blocked = PluginBlock.NOT_ENABLED
-    if plugin.blocked is not None and plugin.blocked != PluginBlock.NOT_ENABLED:
+    if plugin.blocked in _BEFORE_ENABLEMENT:  # a version list's note comes after these checks (observed)
         plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
     plugin.loads = plugin.blocked is None
     if plugin.loads:
-        plugin.errors += _missing_paths(plugin)
+        plugin.errors += _missing_paths(plugin, plugin.root)
         if not plugin.read_from_folder and not _CACHE_NAME.match(name):
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
             # list` still reports a failed download/cache of it.
             plugin.errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from the name")
     _ineffective_disable(plugin, settings)
+    if plugin.list_root is not None and plugin.manifest.get("commands") is not None \
+            and os.path.isdir(os.path.join(plugin.list_root, "commands")):
+        plugin.notes.append(_COMMANDS_NOTE)
     return plugin
 
 
