@@ -209,6 +209,9 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
     plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
 
 
+_INEFFECTIVE = "Disabled in ~/.claude/settings.json but still loads"
+
+
 def _ineffective_disable(plugin: Plugin, settings: Settings) -> None:
     """The note for a user `false` that a higher scope overrides; only for a plugin that does load (observed: a
     plugin that fails for another cause gets no note)."""
@@ -216,15 +219,14 @@ def _ineffective_disable(plugin: Plugin, settings: Settings) -> None:
     user = settings.decide(plugin.id, ("user",)).value
     if user is False and (plugin.loads or plugin.list_root) and src is not None and src.scope != "user":
         plugin.notes.append(
-            f"Disabled in ~/.claude/settings.json but still loads — {src.scope} settings enable it, which overrides your user setting"
+            f"{_INEFFECTIVE} — {src.scope} settings enable it, which overrides your user setting"
         )
 
 
 def _installed_here(path: str | None) -> bool:
-    try:
-        return path is not None and os.path.isdir(path)
-    except ValueError:  # a NUL in the path: handled by the caller
+    if path is not None and "\0" in path:  # a NUL in the path: the record is taken, and the caller reports it
         return True
+    return path is not None and os.path.isdir(path)
 
 
 _CACHE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -255,8 +257,10 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
     # versioned cache folder and reads the plugin from there, or reports a failed download (observed).
     fallback = None
     if rec is None and applying and applying[0].version:
-        fallback = os.path.join(settings.paths.plugins_dir, "cache", pid.split("@", 1)[1], pid.split("@", 1)[0],
-                                applying[0].version)
+        # the folder's name: the plugin's with other characters than [A-Za-z0-9_-] changed (observed: for a dotted
+        # name it is never found; the replacement is assumed)
+        fallback = os.path.join(settings.paths.plugins_dir, "cache", pid.split("@", 1)[1],
+                                item_suffix(pid.split("@", 1)[0]), applying[0].version)
         fallback = fallback if _installed_here(fallback) else None
     shown = rec or records[0]
     name, market = pid.split("@", 1)
@@ -323,10 +327,10 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
             # list` still reports a failed download/cache of it.
             plugin.errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from the name")
-    _ineffective_disable(plugin, settings)
     if plugin.list_root is not None and plugin.manifest.get("commands") is not None \
             and os.path.isdir(os.path.join(plugin.list_root, "commands")):
         plugin.notes.append(_COMMANDS_NOTE)
+    _ineffective_disable(plugin, settings)
     return plugin
 
 
@@ -632,8 +636,9 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     items: list[Item] = []
     if declared is None:
         return walk_commands(os.path.join(root, "commands"), prefix=_item_prefix(plugin) + ":")
-    if list_loaded(plugin) and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed)
-        plugin.notes.append(_COMMANDS_NOTE)
+    if list_loaded(plugin) and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed),
+        at = next((i for i, n in enumerate(plugin.notes) if n.startswith(_INEFFECTIVE)), len(plugin.notes))
+        plugin.notes.insert(at, _COMMANDS_NOTE)  # before the ineffective-disable note (observed)
     rels = _rel_paths(declared)
     if isinstance(declared, dict):  # name -> {source, description, ...}
         for name, spec in declared.items():
