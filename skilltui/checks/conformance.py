@@ -23,7 +23,7 @@ import re
 import stat
 import textwrap
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -624,22 +624,56 @@ def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
-    """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
-    name = Path(path).name or "SKILL.md"
+@dataclass(frozen=True)
+class RawFile:
+    """A SKILL.md read once (at most `cap` + 1 bytes: one more than a cap tells a larger file), or why it could not be:
+    the doctor shares one read between its lenses."""
+
+    data: bytes | None
+    error: str | None = None  # why it could not be read (read_skill_md's wording after "Cannot read NAME: ")
+
+
+def read_raw(path: str | os.PathLike[str], cap: int = MAX_BYTES) -> RawFile:
+    try:  # the common case in three system calls (open, fstat, read); any trouble is looked at again below
+        fd, st = fsio.open_regular(path)
+    except (OSError, ValueError):
+        return _read_raw_checked(path, cap)
+    try:
+        data = os.read(fd, min(st.st_size, cap) + 1)
+        while st.st_size < len(data) <= cap:  # it grew since the fstat: read on, up to the cap
+            more = os.read(fd, cap + 1 - len(data))
+            if not more:
+                break
+            data += more
+    except OSError:
+        return _read_raw_checked(path, cap)
+    finally:
+        os.close(fd)
+    return RawFile(data)
+
+
+def _read_raw_checked(path: str | os.PathLike[str], cap: int) -> RawFile:
+    """read_raw one step at a time, for the exact reason it cannot be read (a stat first, as skills-ref does)."""
     try:
         st = os.stat(path)
     except (OSError, ValueError) as exc:
-        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+        return RawFile(None, _os_reason(exc))
     if stat.S_ISDIR(st.st_mode):
-        return None, f"Cannot read {name}: it is a directory", False
+        return RawFile(None, "it is a directory")
     if not stat.S_ISREG(st.st_mode):
-        return None, f"Cannot read {name}: not a regular file", False
+        return RawFile(None, "not a regular file")
     try:
         with fsio.open_binary(path) as fh:
-            data = fh.read(MAX_BYTES + 1)
+            return RawFile(fh.read(cap + 1))
     except (OSError, ValueError) as exc:
-        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+        return RawFile(None, _os_reason(exc))
+
+
+def skill_md_text(raw: RawFile, name: str = "SKILL.md") -> tuple[str | None, str | None, bool]:
+    """(text, error message, truncated) of a raw read, as read_skill_md gives them."""
+    if raw.data is None:
+        return None, f"Cannot read {name}: {raw.error}", False
+    data = raw.data
     truncated = len(data) > MAX_BYTES
     if truncated:
         data = data[:MAX_BYTES]
@@ -651,6 +685,11 @@ def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None,
         else:
             return None, f"Cannot read {name}: not UTF-8 text (byte {exc.start}: {exc.reason})", truncated
     return text.replace("\r\n", "\n").replace("\r", "\n"), None, truncated
+
+
+def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
+    """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
+    return skill_md_text(read_raw(path), Path(path).name or "SKILL.md")
 
 
 def _os_reason(exc: BaseException) -> str:
@@ -1126,15 +1165,17 @@ def _list_names(folder: Path) -> set[str] | None:
         return None
 
 
-def check(skill_dir: str | os.PathLike[str], runtime: str | None = None) -> list[Diagnostic]:
-    """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref."""
+def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
+          read: Callable[[Path], tuple[str | None, str | None, bool]] = read_skill_md) -> list[Diagnostic]:
+    """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref. `read` reads
+    the chosen SKILL.md as read_skill_md does (the doctor passes one that reuses its own read of the file)."""
 
     def diag(code: str, path: Path | str, message: str, line: int | None = None, fix: str | None = None) -> Diagnostic:
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
 
     folder = Path(os.path.abspath(_skill_dir_of(Path(skill_dir))))
-    try:
-        exists, is_dir = folder.exists(), folder.is_dir()
+    try:  # one stat: Path.exists() and is_dir() would take two
+        exists, is_dir = True, stat.S_ISDIR(os.stat(folder).st_mode)
     except (OSError, ValueError):
         exists, is_dir = False, False
     if not exists or not is_dir:
@@ -1171,7 +1212,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None) -> list
         )
         return out
 
-    content, error, truncated = read_skill_md(skill_md)
+    content, error, truncated = read(skill_md)
     if content is None:
         fix = "Save SKILL.md as UTF-8 text." if "UTF-8" in (error or "") else "Make SKILL.md a readable file."
         out.append(diag("spec-skill-md-unreadable", skill_md, error or "Cannot read SKILL.md", fix=fix))
