@@ -19,7 +19,7 @@ from skilltui.runtimes import discover, get
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _guard(out: list[Diagnostic], what: str, path: str | None, fn, *args) -> None:
+def _guard(out: list[Diagnostic], what: str, path: str | None, fn: Callable[..., list[Diagnostic]], *args: object) -> None:
     try:
         out.extend(fn(*args))
     except Exception as exc:  # a check must never take the doctor down with it
@@ -132,7 +132,7 @@ class _ReadOnce:
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     """Which entries lose their description at the runtime's default window."""
     view = budget.run(opts, catalog=catalog)
-    if not view.result.over_budget:
+    if not isinstance(view, budget.BudgetView) or not view.result.over_budget:
         return []
     lost = [e.name for e in view.result.entries if e.shown == "name-only" and not e.shipped]
     if not lost:
@@ -216,7 +216,7 @@ def lens_of(d: Diagnostic) -> str:
 
 def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
-    seen: set[tuple] = set()
+    seen: set[tuple[str, str | None, int | None, str]] = set()
     by_cause: dict[tuple[str, str | None], Diagnostic] = {}
     out: list[Diagnostic] = []
     for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):

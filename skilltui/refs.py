@@ -8,8 +8,14 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _SKILL_URL = re.compile(r"skill://[^\s)\]>`'\"]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -26,7 +32,7 @@ class Ref:
     line: int | None = None
     problem: str | None = None  # why it is broken or refused
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"link": self.link, "resolved": self.resolved, "exists": self.exists,
                 "inside_skill_dir": self.inside_skill_dir, "line": self.line, "problem": self.problem}
 
@@ -109,10 +115,10 @@ def _inside_under(path: str, folder: str, real_folder: str) -> bool:
     return True
 
 
-_MD = None
+_MD: MarkdownIt | None = None
 
 
-def _markdown():
+def _markdown() -> MarkdownIt:
     """One CommonMark parser, made on first use: links come from the document structure, so code spans and fenced
     or indented code never yield a link."""
     global _MD
@@ -131,7 +137,7 @@ def _might_link(body: str) -> bool:
     return "](" in body or "]:" in body or "<" in body or "skill://" in body or "][" in body
 
 
-def _written(md, body: str, href: str) -> str:
+def _written(md: MarkdownIt, body: str, href: str) -> str:
     """The target as the author wrote it (markdown-it percent-encodes it)."""
     if href in body:
         return href
@@ -163,8 +169,8 @@ def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str
     def add(link: str, line: int) -> None:
         _add(out, seen, link, line)
 
-    env: dict = {}
-    tokens: list = []
+    env: dict[str, Any] = {}
+    tokens: list[Token] = []
     text, line_of = _reduce(body) if reduce else (body, list(range(body.count("\n") + 1)))
     md.block.parse(text, md, env, tokens)  # the block structure first; inline parsing only where a link can be
     for token in tokens:
@@ -322,7 +328,7 @@ def _paragraphs(body: str, last: int | None = None) -> list[tuple[int, int, int,
     them: its only block rules are indented code, fences, reference definitions (the caller makes sure there are
     none) and paragraphs. Only the lines that can change the state are visited. With `last`, the scan stops once the
     paragraph holding that line (if any) is closed."""
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     text = "\n" + body  # the first line has a newline before it too; offsets in `text` are then offsets in `body` + 1
     state, start, start_at, marker, length = _NONE, 0, 0, "", 0
     line, pos = -1, 0  # line number of the current event, and the offset counted up to
@@ -471,7 +477,7 @@ def simple_links(body: str, body_line: int = 1, only: set[str] | None = None) ->
     return out
 
 
-def references(body: str, skill_dir: str, body_line: int = 1, resolve_url=None,
+def references(body: str, skill_dir: str, body_line: int = 1, resolve_url: Callable[[str], str] | None = None,
                only: set[str] | None = None) -> list[Ref]:
     """Every link of the body, resolved. `resolve_url(url) -> path` (raising ValueError) handles skill:// URLs."""
     refs = []
