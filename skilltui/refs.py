@@ -169,7 +169,7 @@ def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str
     def add(link: str, line: int) -> None:
         _add(out, seen, link, line)
 
-    env: dict[str, Any] = {}
+    env: dict[str, Any] = {}  # markdown-it's own environment: it fills `references` with its dicts
     tokens: list[Token] = []
     text, line_of = _reduce(body) if reduce else (body, list(range(body.count("\n") + 1)))
     md.block.parse(text, md, env, tokens)  # the block structure first; inline parsing only where a link can be
