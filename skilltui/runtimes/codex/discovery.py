@@ -17,6 +17,7 @@ import os
 import re
 import tomllib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -394,21 +395,159 @@ def repair_frontmatter(block: str) -> str | None:
     return "\n".join(out) if changed else None
 
 
+class _Events:
+    """The YAML events of a block up to its first parse error, read the way serde_yaml deserializes them: in document
+    order, so a shape error met before the parse error is the one reported (`description: {not: closed` followed by
+    more keys: "description: invalid type: map, …", not the flow-mapping error; oracle, 2026-12-03)."""
+
+    def __init__(self, block: str) -> None:
+        self.items: list[yaml.Event] = []
+        self.error: yaml.YAMLError | None = None
+        known: set[str] = set()
+        try:
+            for event in yaml.parse(block, Loader=_Loader):
+                if isinstance(event, yaml.AliasEvent) and event.anchor not in known:
+                    # serde_yaml's loader stops here, before any later parse error (oracle, 2026-12-03)
+                    self.error = yaml.composer.ComposerError(None, None, "found undefined alias", event.start_mark)
+                    break
+                anchor = getattr(event, "anchor", None)
+                if anchor is not None:
+                    known.add(anchor)
+                self.items.append(event)
+        except yaml.YAMLError as exc:
+            self.error = exc
+        except (RecursionError, ValueError) as exc:
+            self.error = yaml.YAMLError(exc.__class__.__name__)
+        self.pos = 0
+        self.anchors: dict[str, int] = {}  # anchor -> index of the event that starts its node
+
+    def next(self) -> yaml.Event:
+        """The next event; _OutOfEvents where serde_yaml's loader stopped (the parse error)."""
+        if self.pos >= len(self.items):
+            raise _OutOfEvents()
+        event = self.items[self.pos]
+        self.pos += 1
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not isinstance(event, yaml.AliasEvent):
+            self.anchors[anchor] = self.pos - 1
+        return event
+
+    def node_start(self) -> tuple[yaml.Event, bool]:
+        """The first event of the next node and whether its contents follow in the stream (False for an alias,
+        which stands for its anchored node; an unknown anchor stops the loader, as the parse error does)."""
+        event = self.next()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor not in self.anchors:
+                raise _OutOfEvents()
+            return self.items[self.anchors[event.anchor]], False
+        return event, isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
+
+    def skip_contents(self) -> None:
+        depth = 1
+        while depth:
+            event = self.next()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+
+
+class _OutOfEvents(Exception):
+    pass
+
+
+def _event_null(event: yaml.Event) -> bool:
+    return isinstance(event, yaml.ScalarEvent) and (
+        event.tag in ("tag:yaml.org,2002:null", "!!null")
+        or (event.style in (None, "") and event.tag is None and event.value in ("", "~", "null", "Null", "NULL"))
+    )
+
+
+def _event_kind(event: yaml.Event) -> str:
+    if isinstance(event, yaml.SequenceStartEvent):
+        return "sequence"
+    if isinstance(event, yaml.MappingStartEvent):
+        return "map"
+    return f'string "{getattr(event, "value", "")}"'
+
+
+def _event_str(event: yaml.Event, path: str) -> str | None:
+    """Option<String>: null -> None, any scalar -> its text as written; a collection fails at its first event."""
+    if _event_null(event):
+        return None
+    if isinstance(event, yaml.ScalarEvent):
+        return str(event.value)
+    raise _TypeError(f"{path}: invalid type: {_event_kind(event)}, expected a string at {_mark(event.start_mark)}",
+                     event.start_mark.line)
+
+
+FieldVisitor = Callable[[yaml.ScalarEvent, yaml.Event, bool], None]
+
+
+def _walk_struct(ev: _Events, start: yaml.Event, inline: bool, path: str, struct: str, known: tuple[str, ...],
+                 on_field: FieldVisitor) -> None:
+    """A struct read from its first event: each known key handed to `on_field(key, value start, inline)` in document
+    order (on_field consumes an inline value's contents; a repeated known key is serde's duplicate-field error),
+    unknown keys skipped."""
+    if _event_null(start):
+        return
+    if not isinstance(start, yaml.MappingStartEvent):
+        prefix = f"{path}: " if path else ""
+        raise _TypeError(f"{prefix}invalid type: {_event_kind(start)}, expected struct {struct} at "
+                         f"{_mark(start.start_mark)}", start.start_mark.line)
+    if not inline:  # an alias to a mapping: walk the anchored copy, then carry on after the alias
+        saved = ev.pos
+        ev.pos = ev.items.index(start) + 1
+        try:
+            _walk_struct(ev, start, True, path, struct, known, on_field)
+        finally:
+            ev.pos = saved
+        return
+    seen: set[str] = set()
+    while True:
+        key, key_inline = ev.node_start()
+        if isinstance(key, yaml.MappingEndEvent):
+            return
+        if key_inline:
+            ev.skip_contents()
+        if isinstance(key, yaml.ScalarEvent) and key.value in known:
+            if key.value in seen:  # serde's duplicate-field error carries no location (oracle, 2026-12-03)
+                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", key.start_mark.line)
+            seen.add(key.value)
+            value, value_inline = ev.node_start()
+            on_field(key, value, value_inline)
+        else:
+            _value, value_inline = ev.node_start()
+            if value_inline:
+                ev.skip_contents()
+
+
 def _deserialize_frontmatter(block: str) -> dict[str, Any]:
     """serde_yaml::from_str::<SkillFrontmatter>: name, description, metadata.short-description. Raises yaml.YAMLError
-    (syntax) or _TypeError (shape)."""
-    root = compose(block)
-    top = _fields(root, "", "SkillFrontmatter", ("name", "description", "metadata"))
+    (syntax) or _TypeError (shape), whichever serde_yaml meets first."""
+    ev = _Events(block)
     out: dict[str, Any] = {}
-    for key in ("name", "description"):
-        if key in top:
-            k, v = top[key]
-            out[key] = _opt_str(v, key)
-            out[key + "_line"] = k.start_mark.line
-    if "metadata" in top:
-        meta = _fields(top["metadata"][1], "metadata", "SkillFrontmatterMetadata", ("short-description",))
-        if "short-description" in meta:
-            out["short_description"] = _opt_str(meta["short-description"][1], "metadata.short-description")
+
+    def meta_field(_key: yaml.ScalarEvent, value: yaml.Event, _inline: bool) -> None:
+        out["short_description"] = _event_str(value, "metadata.short-description")
+
+    def top_field(key: yaml.ScalarEvent, value: yaml.Event, inline: bool) -> None:
+        if key.value == "metadata":
+            _walk_struct(ev, value, inline, "metadata", "SkillFrontmatterMetadata", ("short-description",), meta_field)
+            return
+        out[key.value] = _event_str(value, key.value)
+        out[key.value + "_line"] = key.start_mark.line
+
+    try:
+        ev.next()  # stream start
+        if isinstance(ev.next(), yaml.DocumentStartEvent):  # else the stream ends: an empty block
+            root, inline = ev.node_start()
+            _walk_struct(ev, root, inline, "", "SkillFrontmatter", ("name", "description", "metadata"), top_field)
+    except _OutOfEvents:
+        pass
+    if ev.error is not None:
+        raise ev.error
+    compose(block)  # what the walk does not model (an unknown anchor, a second document) still fails here
     return out
 
 
@@ -813,6 +952,7 @@ def skill_roots(cwd: str, home: str, codex_home: str, markers: list[str]) -> tup
 class _Found:
     path: str  # the SKILL.md, in its canonical folder
     root: Root
+    as_found: str = ""  # the SKILL.md below the root through the names the scan walked (links not resolved)
 
 
 def _skill_file_name_ok(name: str) -> bool:
@@ -831,12 +971,14 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
     follow = root.scope != "system"
     top = root.canonical
     visited = {top}
-    queue = deque([(top, 0)])
+    # (canonical folder, the same folder as reached from the root, depth): the prompt writes a skill reached through
+    # a folder link as `rN/<link name>/…`, while skills/list gives the canonical path (oracle, 2026-12-03)
+    queue = deque([(top, top, 0)])
     truncated = False
     deeper: list[tuple[str, int]] = []
     found: list[_Found] = []
 
-    def enqueue(path: str, depth: int) -> None:
+    def enqueue(path: str, as_found: str, depth: int) -> None:
         nonlocal truncated
         if depth > MAX_SCAN_DEPTH:
             if len(deeper) < TOO_DEEP_DIR_CAP:
@@ -847,13 +989,14 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
             return
         if path not in visited:
             visited.add(path)
-            queue.append((path, depth))
+            queue.append((path, as_found, depth))
 
     while queue:
-        folder, depth = queue.popleft()
+        folder, folder_as_found, depth = queue.popleft()
         try:
             with os.scandir(folder) as it:
-                entries = list(it)
+                # by name: two links to one folder, the first in name order names it in the prompt (oracle, 2026-12-03)
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if folder != top:
                 diags.append(_diag("warning", "codex-unreadable-folder", folder,
@@ -870,15 +1013,15 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
                         continue
                     resolved = _realpath(path) if os.path.isdir(path) else None
                     if resolved is not None:
-                        enqueue(resolved, depth + 1)
+                        enqueue(resolved, os.path.join(folder_as_found, name), depth + 1)
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     resolved = _realpath(path)
                     if resolved is not None:
-                        enqueue(resolved, depth + 1)
+                        enqueue(resolved, os.path.join(folder_as_found, name), depth + 1)
                     continue
                 if name == SKILLS_FILENAME and entry.is_file(follow_symlinks=False):
-                    found.append(_Found(path, root))
+                    found.append(_Found(path, root, os.path.join(folder_as_found, name)))
             except OSError:
                 continue
     if truncated:
@@ -944,6 +1087,8 @@ def _load_skill(found: _Found, namespaces: _Namespaces, diags: list[Diagnostic])
     skill = Skill(name=os.path.basename(folder) or "skill", source=found.root.scope, path=real,
                   root=found.root.canonical, skill_dir=folder)
     skill.extra.update({"runtime": NAME, "scope": found.root.scope, "enabled": True})
+    if found.as_found and found.as_found != real:
+        skill.extra["found_path"] = found.as_found
     text, err = read_utf8(path)
     if text is None:
         skill.extra["error"] = f"failed to read file: {err}"

@@ -143,8 +143,10 @@ def path_key(path: str) -> tuple[str, ...]:
     return tuple(part for part in path.split("/") if part not in ("", "."))
 
 
-def prompt_sort_key(scope: str, name: str, path: str) -> tuple:
-    return (PROMPT_SCOPE_RANK.get(scope, 9), name, path_key(path))
+def prompt_sort_key(scope: str, name: str, path: str) -> tuple[int, str, str]:
+    """Scope, name, then the canonical path as a plain string (`foo-60/SKILL.md` before `foo/SKILL.md`, unlike
+    skills/list's component order; oracle, 2026-12-03)."""
+    return (PROMPT_SCOPE_RANK.get(scope, 9), name, path)
 
 
 def budget_for(context_window: int | None) -> tuple[int, str]:
@@ -365,8 +367,9 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     for s in ordered:
         a = alias.get(s.root)
         prefix = s.root.rstrip("/") + "/"
-        if a is not None and s.path.startswith(prefix):
-            file = f"{a}/{s.path[len(prefix):]}"
+        where = s.extra.get("found_path") or s.path  # through the link names the scan walked, not resolved
+        if a is not None and where.startswith(prefix):
+            file = f"{a}/{where[len(prefix):]}"
         else:
             file = s.path
         shipped = bool(s.extra.get("shipped")) and s.description is None
