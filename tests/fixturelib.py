@@ -4,13 +4,16 @@ replay test and by tools/differential.py, so a difference the harness finds is r
 A case folder holds `case.json` (runtime, home, cwd, empty folders, symbolic links, env), `tree/` (the files, `$TREE`
 standing for the tree's absolute path) and `expected.json` (the real tool's output, `$TREE` for the path).
 The tree is rebuilt at a path of exactly TREE_LEN characters: Codex pays for its skill roots table out of the same
-budget as the lines, so a prompt near its budget depends on the length of the absolute path.
+budget as the lines, so a prompt near its budget depends on the length of the absolute path. `oracle.py --copy` runs
+the tool on a copy at `<tmp>/oracle-XXXXXXXX/<basename>`, so a tree recorded from the oracle is built in
+`oracle_base()`, a folder just as long: the copy then has the same TREE_LEN-long path as the replay.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +40,18 @@ def root_in(base: Path) -> Path:
     base = base.resolve()
     pad = TREE_LEN - len(str(base)) - 1
     return base / ("t" * max(1, pad))
+
+
+ORACLE_TMP_PREFIX = "oracle-"  # oracle.py --copy: tempfile.TemporaryDirectory(prefix="oracle-") / <tree basename>
+RECORD_TMP_PREFIX = "skdiff-"  # as long as ORACLE_TMP_PREFIX
+
+
+def oracle_base() -> Path:
+    """A new temporary folder exactly as long as the oracle's own, to build a tree for the oracle in (root_in): the
+    oracle's copy of it then sits at a path of TREE_LEN characters too, the length the replay uses (Codex's budget
+    depends on it). The caller removes it."""
+    assert len(RECORD_TMP_PREFIX) == len(ORACLE_TMP_PREFIX)
+    return Path(tempfile.mkdtemp(prefix=RECORD_TMP_PREFIX))
 
 
 def materialise(tree: Tree, base: Path) -> Path:

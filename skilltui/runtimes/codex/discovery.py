@@ -17,7 +17,7 @@ import os
 import re
 import tomllib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,7 @@ SYSTEM_SKILLS = (
 )
 LIST_SCOPE_RANK = {"repo": 0, "user": 1, "system": 2, "admin": 3}
 
+_Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
     _Loader = yaml.CSafeLoader  # libyaml: the parser serde_yaml (unsafe-libyaml) is a port of
 except AttributeError:  # pragma: no cover
@@ -115,7 +116,7 @@ def collapse(s: str) -> str:
     return " ".join(part for part in _WS_RUN.split(s) if part)
 
 
-def _lines_with_offsets(text: str):
+def _lines_with_offsets(text: str) -> Iterator[tuple[str, int, int]]:
     """Rust `str::lines()`: split at '\\n' or '\\r\\n'; yields (line, start offset, offset after the line break)."""
     pos, n = 0, len(text)
     while pos < n:
@@ -212,7 +213,7 @@ class _TypeError(Exception):
         self.line = line
 
 
-def _mark(m) -> str:
+def _mark(m: Any) -> str:
     return f"line {m.line + 1} column {m.column + 1}"
 
 
@@ -234,7 +235,7 @@ def _yaml_error_message(exc: yaml.YAMLError) -> tuple[str, int | None]:
     return (str(exc).splitlines() or ["invalid YAML"])[0], None
 
 
-def compose(text: str):
+def compose(text: str) -> yaml.Node | None:
     """The YAML node tree (aliases stay shared, never expanded). Raises yaml.YAMLError."""
     return yaml.compose(text, Loader=_Loader)
 
@@ -247,14 +248,14 @@ def _valid_yaml(text: str) -> bool:
         return False
 
 
-def _is_null(node) -> bool:
+def _is_null(node: yaml.Node | None) -> bool:
     return isinstance(node, yaml.ScalarNode) and (
         node.tag == "tag:yaml.org,2002:null"
         or (node.style in (None, "") and node.value in ("", "~", "null", "Null", "NULL"))
     )
 
 
-def _kind(node) -> str:
+def _kind(node: yaml.Node) -> str:
     if isinstance(node, yaml.SequenceNode):
         return "sequence"
     if isinstance(node, yaml.MappingNode):
@@ -262,20 +263,20 @@ def _kind(node) -> str:
     return f'string "{node.value}"'
 
 
-def _where(node) -> int:
+def _where(node: yaml.Node) -> int:
     return node.start_mark.line
 
 
-def _opt_str(node, path: str) -> str | None:
+def _opt_str(node: yaml.Node | None, path: str) -> str | None:
     """Option<String>: null -> None, any scalar -> its text as written (serde_yaml takes scalars verbatim)."""
     if node is None or _is_null(node):
         return None
     if isinstance(node, yaml.ScalarNode):
-        return node.value
+        return str(node.value)
     raise _TypeError(f"{path}: invalid type: {_kind(node)}, expected a string at {_mark(node.start_mark)}", _where(node))
 
 
-def _opt_bool(node, path: str) -> bool | None:
+def _opt_bool(node: yaml.Node | None, path: str) -> bool | None:
     if node is None or _is_null(node):
         return None
     if isinstance(node, yaml.ScalarNode) and node.style in (None, ""):
@@ -286,7 +287,7 @@ def _opt_bool(node, path: str) -> bool | None:
     raise _TypeError(f"{path}: invalid type: {_kind(node)}, expected a boolean at {_mark(node.start_mark)}", _where(node))
 
 
-def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, Any]:
+def _fields(node: yaml.Node | None, path: str, struct: str, known: tuple[str, ...]) -> dict[str, Any]:
     """A struct's known fields from a mapping node (unknown keys ignored, a repeated known key is an error)."""
     if node is None or _is_null(node):
         return {}
@@ -304,7 +305,7 @@ def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, A
     return out
 
 
-def _seq(node, path: str) -> list:
+def _seq(node: yaml.Node | None, path: str) -> list[yaml.Node]:
     if node is None or _is_null(node):
         return []
     if not isinstance(node, yaml.SequenceNode):
@@ -335,7 +336,7 @@ def extract_frontmatter(text: str) -> tuple[str, int, int] | None:
     first = next(it, None)
     if first is None or rust_trim(first[0]) != "---":
         return None
-    lines = []
+    lines: list[str] = []
     for index, (line, _start, after) in enumerate(it, start=1):
         if rust_trim(line) == "---":
             if not lines:
@@ -408,7 +409,8 @@ class _Events:
             for event in yaml.parse(block, Loader=_Loader):
                 if isinstance(event, yaml.AliasEvent) and event.anchor not in known:
                     # serde_yaml's loader stops here, before any later parse error (oracle, 2026-12-03)
-                    self.error = yaml.composer.ComposerError(None, None, "found undefined alias", event.start_mark)
+                    mark: Any = event.start_mark
+                    self.error = yaml.composer.ComposerError(None, None, "found undefined alias", mark)
                     break
                 anchor = getattr(event, "anchor", None)
                 if anchor is not None:
@@ -456,6 +458,10 @@ class _OutOfEvents(Exception):
     pass
 
 
+def _event_line(event: yaml.Event) -> int:
+    return event.start_mark.line if event.start_mark is not None else 0
+
+
 def _event_null(event: yaml.Event) -> bool:
     return isinstance(event, yaml.ScalarEvent) and (
         event.tag in ("tag:yaml.org,2002:null", "!!null")
@@ -478,7 +484,7 @@ def _event_str(event: yaml.Event, path: str) -> str | None:
     if isinstance(event, yaml.ScalarEvent):
         return str(event.value)
     raise _TypeError(f"{path}: invalid type: {_event_kind(event)}, expected a string at {_mark(event.start_mark)}",
-                     event.start_mark.line)
+                     _event_line(event))
 
 
 FieldVisitor = Callable[[yaml.ScalarEvent, yaml.Event, bool], None]
@@ -494,7 +500,7 @@ def _walk_struct(ev: _Events, start: yaml.Event, inline: bool, path: str, struct
     if not isinstance(start, yaml.MappingStartEvent):
         prefix = f"{path}: " if path else ""
         raise _TypeError(f"{prefix}invalid type: {_event_kind(start)}, expected struct {struct} at "
-                         f"{_mark(start.start_mark)}", start.start_mark.line)
+                         f"{_mark(start.start_mark)}", _event_line(start))
     if not inline:  # an alias to a mapping: walk the anchored copy, then carry on after the alias
         saved = ev.pos
         ev.pos = ev.items.index(start) + 1
@@ -512,7 +518,7 @@ def _walk_struct(ev: _Events, start: yaml.Event, inline: bool, path: str, struct
             ev.skip_contents()
         if isinstance(key, yaml.ScalarEvent) and key.value in known:
             if key.value in seen:  # serde's duplicate-field error carries no location (oracle, 2026-12-03)
-                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", key.start_mark.line)
+                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", _event_line(key))
             seen.add(key.value)
             value, value_inline = ev.node_start()
             on_field(key, value, value_inline)
@@ -536,7 +542,7 @@ def _deserialize_frontmatter(block: str) -> dict[str, Any]:
             _walk_struct(ev, value, inline, "metadata", "SkillFrontmatterMetadata", ("short-description",), meta_field)
             return
         out[key.value] = _event_str(value, key.value)
-        out[key.value + "_line"] = key.start_mark.line
+        out[key.value + "_line"] = _event_line(key)
 
     try:
         ev.next()  # stream start
@@ -562,6 +568,7 @@ def parse_skill_text(text: str, folder_name: str) -> ParsedSkill:
     block, close_index, body_start = found
     fm = Frontmatter(data={}, body=text[body_start:], present=True, status="ok", body_line=close_index + 2, raw=block)
     result.frontmatter = fm
+    fields: dict[str, Any] | None
     try:
         fields = _deserialize_frontmatter(block)
     except (yaml.YAMLError, _TypeError, RecursionError, ValueError) as first:
@@ -586,6 +593,7 @@ def parse_skill_text(text: str, folder_name: str) -> ParsedSkill:
             result.error_line = line + 2 if line is not None else 2
             fm.status, fm.error, fm.error_line = "invalid", message, result.error_line
             return result
+    assert fields is not None  # both branches above either set it or returned
     fm.data = {k: fields[k] for k in ("name", "description") if k in fields}
     if fields.get("short_description") is not None:
         fm.data["metadata"] = {"short-description": fields["short_description"]}
@@ -670,8 +678,8 @@ def parse_openai_yaml(text: str, skill_dir: str) -> SkillMetadataFile:
             "brandColor": _resolve_color(raw["brand_color"]),
             "defaultPrompt": _resolve_str(raw["default_prompt"], MAX_DESCRIPTION_LEN),
         }
-        iface = {k: v for k, v in iface.items() if v is not None}
-        out.interface = iface or None
+        shown = {k: v for k, v in iface.items() if v is not None}
+        out.interface = shown or None
     if "dependencies" in top and not _is_null(top["dependencies"][1]):
         f = _fields(top["dependencies"][1], "dependencies", "Dependencies", ("tools",))
         tools = []
@@ -733,8 +741,8 @@ class _Namespaces:
 
 
 def _manifest_name(data: bytes, folder: str) -> str | None:
-    def pairs(items):
-        seen = {}
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
         for k, v in items:
             if k == "name" and k in seen:
                 raise ValueError("duplicate field `name`")
@@ -762,7 +770,7 @@ class _Config:
     exists: bool = False
 
 
-def _load_config(path: str, diags: list[Diagnostic], severity: str = "error") -> _Config:
+def _load_config(path: str, diags: list[Diagnostic], severity: Severity = "error") -> _Config:
     cfg = _Config(path=path)
     if not os.path.isfile(path):
         return cfg
@@ -838,7 +846,7 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
                 problem = f"skills.config[{i}].name is not a string"
             if problem:
                 break
-    if problem:
+    if problem or not isinstance(entries, list):
         diags.append(_diag("warning", "codex-config-invalid", cfg.path,
                            f"invalid skills config: {problem}; Codex ignores every [[skills.config]] entry of this file"))
         return []
@@ -1179,7 +1187,7 @@ def _system_skills(root: Root, scanned: list[Skill]) -> list[Skill]:
     return out
 
 
-def _list_key(s: Skill) -> tuple:
+def _list_key(s: Skill) -> tuple[int, str, tuple[str, ...]]:
     return (LIST_SCOPE_RANK.get(s.source, 9), s.name, path_key(s.path))
 
 
@@ -1239,7 +1247,7 @@ def discover(opts: Options) -> Catalog:
     # and breadth-first within a root (shallower files first), then by path (oracle, 2026-12-03)
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
 
-    def error_key(s: Skill) -> tuple:
+    def error_key(s: Skill) -> tuple[int, int, tuple[str, ...]]:
         rel = os.path.relpath(s.path, s.root) if s.root else s.path
         return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
 

@@ -168,7 +168,7 @@ def _line(name: str, description: str, file: str) -> str:
 
 def _locator_body(how_to_use: bool = False) -> str:
     """The body without a roots table that 0.171.0 prices the aliased body against."""
-    lines = ["## Skills", INTRO_WITH_LOCATORS, "### Skill roots", "### Available skills"]  # fits every recording
+    lines = ["## Skills", INTRO_WITH_LOCATORS, "### Available skills"]
     if how_to_use:
         lines += [HOW_TO_USE_HEADING, HOW_TO_USE_WITH_LOCATORS]
     return "\n" + "\n".join(lines) + "\n"
