@@ -1205,7 +1205,9 @@ def discover(opts: Options) -> Catalog:
 
     namespaces = _Namespaces()
     valid: list[Skill] = []
-    invalid: dict[str, Skill] = {}
+    # by (root, path): valid skills are deduplicated across roots, errors are not (a file reached from two roots is
+    # reported twice, oracle 2026-12-03)
+    invalid: dict[tuple[str, str], Skill] = {}
     seen_paths: set[str] = set()
     for root in roots:
         found: list[_Found] = []
@@ -1224,7 +1226,7 @@ def discover(opts: Options) -> Catalog:
                                     "error_code": "codex-read-failed"})
             if skill.extra.get("error"):
                 if root.scope != "system":  # Codex never reports errors from the system root
-                    invalid.setdefault(skill.path, skill)
+                    invalid.setdefault((root.canonical, skill.path), skill)
                 continue
             if skill.path in seen_paths:
                 continue
@@ -1248,7 +1250,8 @@ def discover(opts: Options) -> Catalog:
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
 
     def error_key(s: Skill) -> tuple[int, int, tuple[str, ...]]:
-        rel = os.path.relpath(s.path, s.root) if s.root else s.path
+        where = s.extra.get("found_path") or s.path
+        rel = os.path.relpath(where, s.root) if s.root else where
         return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
 
     catalog.skills = valid + sorted(invalid.values(), key=error_key)
@@ -1290,7 +1293,11 @@ def discover(opts: Options) -> Catalog:
 
 
 def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags: list[Diagnostic]) -> None:
+    reported: set[str] = set()
     for s in invalid:
+        if s.path in reported:  # one finding per file, however many roots reach it
+            continue
+        reported.add(s.path)
         diags.append(_diag("error", s.extra.get("error_code") or "codex-yaml-invalid", s.path, s.extra["error"],
                            line=s.extra.get("error_line")))
     by_name: dict[str, list[Skill]] = {}
