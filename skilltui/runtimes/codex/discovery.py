@@ -1245,14 +1245,14 @@ def discover(opts: Options) -> Catalog:
                 s.extra["decided_by"] = {"file": user_cfg.path, "line": rule.line, "selector": rule.text}
 
     valid.sort(key=_list_key)
-    # errors come root by root in scan order (oracle, 2026-12-03), then by path within a root
-    # and breadth-first within a root (shallower files first), then by path (oracle, 2026-12-03)
+    # errors come root by root in scan order, breadth-first within a root (shallower files first), then by the path
+    # as found (a link's name, not its target; oracle, 2026-12-03)
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
 
     def error_key(s: Skill) -> tuple[int, int, tuple[str, ...]]:
         where = s.extra.get("found_path") or s.path
         rel = os.path.relpath(where, s.root) if s.root else where
-        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
+        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(where)
 
     catalog.skills = valid + sorted(invalid.values(), key=error_key)
     catalog.extra.update({
