@@ -263,7 +263,7 @@ def test_the_dialog_shows_the_git_ignore_lines_claude_code_adds(run, tmp_path, m
         pytest.skip("git is not installed")
     folder = HERE / "gitignore"
     case = json.loads((folder / "case.json").read_text())
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     want = _expected(folder, run, tree)
     opts = _options(case, run, tree)
     monkeypatch.setattr("os.environ", opts.env)

@@ -148,12 +148,13 @@ def check_same(catalog, opts: Options, changes: list[whatif.PlannedChange]) -> N
 
 @pytest.mark.parametrize("case", sorted(p.parent.name for p in PLUGIN_CASES.glob("*/case.json")))
 def test_resolving_again_equals_a_rediscovery_of_the_written_tree(case, tmp_path):
-    from test_oracle_plugins import _options, _prepare
+    from plugintrees import prepare
+    from test_oracle_plugins import _options
 
     folder = PLUGIN_CASES / case
     spec = json.loads((folder / "case.json").read_text())
     run = spec["runs"][0]
-    tree = _prepare(folder, spec, run, tmp_path)
+    tree = prepare(folder, spec, run, tmp_path)
     opts = _options(spec, run, tree)
     catalog = get("claude").discover(opts)
     paths = catalog.settings.paths

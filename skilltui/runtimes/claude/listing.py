@@ -243,7 +243,7 @@ class Prepared:
     total_full: int  # Σ width(full) + (n − 1)
     base: int  # Σ width(full) over fixed + Σ width(nameOnly) over flexible + (n − 1)   (§8.4 step 6)
     flexible_order: tuple[int, ...]  # indices of flexible entries, by usage score, stable
-    usage: Mapping[str, Any] | None = None  # what the scores came from: a "what if" prepares again with the same
+    usage: Usage | None = None  # what the scores came from: a "what if" prepares again with the same
     now_ms: float = 0.0
 
 
