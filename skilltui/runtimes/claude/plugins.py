@@ -245,7 +245,7 @@ def _missing_paths(plugin: Plugin, root: str | None) -> list[str]:
 
 
 def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict[str, Any]],
-                        markets: dict[str, Marketplace], managed_off: bool, diags: list[Diagnostic]) -> Plugin:
+                        markets: dict[str, Marketplace], diags: list[Diagnostic]) -> Plugin:
     """One installed marketplace plugin: the record that applies here, then each §10.4 condition in turn."""
     for r in records:
         r.applies = _applies(r, settings)
@@ -276,7 +276,6 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         if folder:
             plugin.root = plugin.read_from_folder = folder
             plugin.notes.append(f"Read from the marketplace folder {folder}")
-    apply_enablement(plugin, settings)
     if rec is not None and rec.install_path is not None and "\0" in rec.install_path:
         # Observed (oracle): Claude Code lists the plugin as enabled, with no error, and loads nothing from it.
         plugin.root = None
@@ -285,53 +284,84 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
                                 f'the installPath of "{pid}" holds a NUL character; Claude Code loads nothing from '
                                 "this plugin and says nothing", fix="Reinstall the plugin"))
     plugin.manifest, plugin.manifest_error = _manifest(plugin.root, diags)
-    # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
-    if managed_off:  # a hard off, whatever the lower scopes say
-        plugin.blocked = PluginBlock.MANAGED_OFF
-    elif not plugin.enabled and not isinstance(settings.decide(pid).value, list):
-        plugin.blocked = PluginBlock.NOT_ENABLED
-    # A version list goes through the marketplace and install checks as if enabled, then does not load (observed:
-    # a failed marketplace's error, not the version-list note).
-    elif mk is None:  # the marketplace causes come before the install records' (observed)
-        plugin.blocked = PluginBlock.MARKETPLACE_UNKNOWN
-        plugin.errors.append(f"Marketplace {market} not found")
+    # The causes no setting changes, first that applies; whether one counts depends on the settings (decide).
+    # The marketplace causes come before the install records' (observed).
+    if mk is None:
+        plugin.fixed_block, plugin.fixed_error = PluginBlock.MARKETPLACE_UNKNOWN, f"Marketplace {market} not found"
     elif mk.entries is None:
-        plugin.blocked = PluginBlock.MARKETPLACE_FAILED
-        plugin.errors.append(f"Marketplace {market} failed to load: cache-miss")
+        plugin.fixed_block = PluginBlock.MARKETPLACE_FAILED
+        plugin.fixed_error = f"Marketplace {market} failed to load: cache-miss"
     elif name not in mk.entries:
-        plugin.blocked = PluginBlock.NOT_IN_MARKETPLACE
-        plugin.errors.append(f"Plugin {name} not found in marketplace {market}")
+        plugin.fixed_block = PluginBlock.NOT_IN_MARKETPLACE
+        plugin.fixed_error = f"Plugin {name} not found in marketplace {market}"
     elif rec is None and not plugin.read_from_folder and not applying:
-        plugin.blocked = PluginBlock.OTHER_PROJECT
-        plugin.errors.append(_not_installed_error(pid, name, records, settings))
+        plugin.fixed_block = PluginBlock.OTHER_PROJECT  # its error depends on the settings (_not_installed_error)
     elif plugin.manifest_error:
-        plugin.blocked = PluginBlock.MANIFEST_INVALID
-        plugin.errors.append(plugin.manifest_error)
+        plugin.fixed_block, plugin.fixed_error = PluginBlock.MANIFEST_INVALID, plugin.manifest_error
     elif not plugin.root:
-        plugin.blocked = PluginBlock.NO_FILES
+        plugin.fixed_block = PluginBlock.NO_FILES
         if applying and fallback is None:
-            plugin.errors.append(f"Failed to download/cache plugin {name}: no folder at its installPath "
-                                 f"{applying[0].install_path}")
+            plugin.fixed_error = (f"Failed to download/cache plugin {name}: no folder at its installPath "
+                                  f"{applying[0].install_path}")
         elif fallback is not None:
             plugin.list_root = fallback
             plugin.manifest, _ = _manifest(fallback, [])  # no items come of it (no root): plugin list reads it
-            plugin.errors += _missing_paths(plugin, fallback)
-    elif not plugin.enabled:
-        plugin.blocked = PluginBlock.NOT_ENABLED
-    if plugin.blocked in _BEFORE_ENABLEMENT:  # a version list's note comes after these checks (observed)
-        plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
-    plugin.loads = plugin.blocked is None
-    if plugin.loads:
-        plugin.errors += _missing_paths(plugin, plugin.root)
+            plugin.load_errors = _missing_paths(plugin, fallback)
+    if plugin.fixed_block is None:
+        plugin.load_errors = _missing_paths(plugin, plugin.root)
         if not plugin.read_from_folder and not _CACHE_NAME.match(name):
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
             # list` still reports a failed download/cache of it.
-            plugin.errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from the name")
+            plugin.load_errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from "
+                                      "the name")
+    decide(plugin, settings)
+    return plugin
+
+
+_ENABLEMENT_NOTES = ("Not enabled because its enabledPlugins entry is a version list",
+                     "Disabled in ~/.claude/settings.json but still loads")
+
+
+def decide(plugin: Plugin, settings: Settings) -> None:
+    """Whether a plugin is enabled and loads under `settings`, from the facts read once (§10.4, §10.5). Reads no
+    file: a "what if" asks again with other settings (runtimes/claude/discovery.resolve_again)."""
+    plugin.notes = [n for n in plugin.notes if not n.startswith(_ENABLEMENT_NOTES)]
+    plugin.errors = []
+    apply_enablement(plugin, settings)
+    if plugin.kind == "builtin":
+        plugin.loads = plugin.enabled
+        return
+    if plugin.kind != "marketplace":  # a skills-dir plugin loads when enabled
+        plugin.loads = plugin.enabled
+        plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
+        _ineffective_disable(plugin, settings)
+        return
+    # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
+    if settings.decide(plugin.id, ("managed",)).value is False:  # a hard off, whatever the lower scopes say
+        plugin.blocked = PluginBlock.MANAGED_OFF
+    elif not plugin.enabled and not isinstance(settings.decide(plugin.id).value, list):
+        plugin.blocked = PluginBlock.NOT_ENABLED
+    # A version list goes through the marketplace and install checks as if enabled, then does not load (observed:
+    # a failed marketplace's error, not the version-list note).
+    elif plugin.fixed_block is not None:
+        plugin.blocked = plugin.fixed_block
+        if plugin.fixed_block == PluginBlock.OTHER_PROJECT:
+            plugin.errors.append(_not_installed_error(plugin.id, plugin.name, plugin.records, settings))
+        elif plugin.fixed_error:
+            plugin.errors.append(plugin.fixed_error)
+    elif not plugin.enabled:
+        plugin.blocked = PluginBlock.NOT_ENABLED
+    else:
+        plugin.blocked = None
+    if plugin.blocked in _BEFORE_ENABLEMENT:  # a version list's note comes after these checks (observed)
+        plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
+    plugin.loads = plugin.blocked is None
+    if plugin.loads or (plugin.blocked == PluginBlock.NO_FILES and plugin.list_root):
+        plugin.errors += plugin.load_errors
     if plugin.list_root is not None and plugin.manifest.get("commands") is not None \
-            and os.path.isdir(os.path.join(plugin.list_root, "commands")):
+            and os.path.isdir(os.path.join(plugin.list_root, "commands")) and _COMMANDS_NOTE not in plugin.notes:
         plugin.notes.append(_COMMANDS_NOTE)
     _ineffective_disable(plugin, settings)
-    return plugin
 
 
 def _not_installed_error(pid: str, name: str, records: list[InstallRecord], settings: Settings) -> str:
@@ -366,8 +396,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     for pid in sorted(records):
         if not records[pid]:
             continue
-        managed_off = settings.decide(pid, ("managed",)).value is False
-        plugins.append(_marketplace_plugin(pid, records[pid], settings, known, markets, managed_off, diags))
+        plugins.append(_marketplace_plugin(pid, records[pid], settings, known, markets, diags))
 
     # `@skills-dir` plugins: a skill folder of the user's that holds .claude-plugin/plugin.json (§3 step 7), in the
     # order the folder lists them (observed: Claude Code does not sort them).
@@ -388,18 +417,14 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         plugin.manifest, plugin.manifest_error = _manifest(root, diags)
         version = plugin.manifest.get("version")
         plugin.version = version if isinstance(version, str) else None
-        apply_enablement(plugin, settings)
-        plugin.loads = plugin.enabled
-        plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
-        _ineffective_disable(plugin, settings)
+        decide(plugin, settings)
         plugins.append(plugin)
 
     builtins = list(BUILTIN_PLUGINS) + (["cc-plugin-sec-default"] if has_managed_settings(settings) else [])
     for n in builtins:
         plugin = Plugin(f"{n}@builtin", n, "builtin", version="unknown", kind="builtin", marketplace_known=True,
                         scope="managed" if n == "cc-plugin-sec-default" else "user")
-        apply_enablement(plugin, settings)
-        plugin.loads = plugin.enabled
+        decide(plugin, settings)
         plugins.append(plugin)
 
     for plugin in plugins:
