@@ -212,6 +212,7 @@ class Plugin:
     fixed_block: PluginBlock | None = None
     fixed_error: str | None = None
     load_errors: list[str] = field(default_factory=list)  # plugin list's errors of a load (Path not found, …)
+    commands_note: bool = False  # the manifest sets "commands" beside a commands/ folder (a note when it is read)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -314,12 +314,16 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
             # list` still reports a failed download/cache of it.
             plugin.load_errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from "
                                       "the name")
+    where = plugin.list_root or plugin.root
+    plugin.commands_note = bool(where) and plugin.manifest.get("commands") is not None \
+        and os.path.isdir(os.path.join(where, "commands"))
     decide(plugin, settings)
     return plugin
 
 
 _ENABLEMENT_NOTES = ("Not enabled because its enabledPlugins entry is a version list",
-                     "Disabled in ~/.claude/settings.json but still loads")
+                     "Disabled in ~/.claude/settings.json but still loads",
+                     'Default commands/ folder is ignored because the manifest sets "commands"')
 
 
 def decide(plugin: Plugin, settings: Settings) -> None:
@@ -358,8 +362,7 @@ def decide(plugin: Plugin, settings: Settings) -> None:
     plugin.loads = plugin.blocked is None
     if plugin.loads or (plugin.blocked == PluginBlock.NO_FILES and plugin.list_root):
         plugin.errors += plugin.load_errors
-    if plugin.list_root is not None and plugin.manifest.get("commands") is not None \
-            and os.path.isdir(os.path.join(plugin.list_root, "commands")) and _COMMANDS_NOTE not in plugin.notes:
+    if plugin.commands_note and list_loaded(plugin):  # a note of the load (observed), before the ineffective one
         plugin.notes.append(_COMMANDS_NOTE)
     _ineffective_disable(plugin, settings)
 
@@ -661,9 +664,6 @@ def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     items: list[Item] = []
     if declared is None:
         return walk_commands(os.path.join(root, "commands"), prefix=_item_prefix(plugin) + ":")
-    if list_loaded(plugin) and os.path.isdir(os.path.join(root, "commands")):  # a note of the load (observed),
-        at = next((i for i, n in enumerate(plugin.notes) if n.startswith(_INEFFECTIVE)), len(plugin.notes))
-        plugin.notes.insert(at, _COMMANDS_NOTE)  # before the ineffective-disable note (observed)
     rels = _rel_paths(declared)
     if isinstance(declared, dict):  # name -> {source, description, ...}
         for name, spec in declared.items():
