@@ -175,7 +175,7 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     real_access = saved["access"]
 
     def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
-        ok = real_access(path, mode, *args, **kwargs)
+        ok: bool = real_access(path, mode, *args, **kwargs)
         if not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
             key = (path, "stat")
             if key not in paths:  # F_OK fails exactly where a stat would: missing (or unreachable)
@@ -189,16 +189,16 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         return saved_open(file, *args, **kwargs)
 
     try:
-        os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")  # type: ignore[assignment]
-        os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")  # type: ignore[assignment]
-        os.open, os.readlink = wrap("open", "stat"), wrap("readlink", "lstat")  # type: ignore[assignment]
-        os.access = access  # type: ignore[assignment]
-        builtins.open = io.open = opener  # type: ignore[assignment]
+        os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")
+        os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")
+        os.open, os.readlink = wrap("open", "stat"), wrap("readlink", "lstat")
+        os.access = access
+        builtins.open = io.open = opener
         yield rec
     finally:
         for name, real in saved.items():
             setattr(os, name, real)
-        builtins.open = io.open = saved_open  # type: ignore[assignment]
+        builtins.open = io.open = saved_open
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
@@ -207,7 +207,7 @@ def cache_dir(env: Mapping[str, str]) -> str:
 
 
 def enabled(env: Mapping[str, str]) -> bool:
-    return env.get("SKILLTUI_NO_CACHE", "") in ("", "0")
+    return (env.get("SKILLTUI_NO_CACHE") or "") in ("", "0")
 
 
 def key_of(parts: object) -> str:
@@ -261,13 +261,14 @@ class Store:
         if len(answer) > MAX_ANSWER or not self._private_folder():
             return
         racy_from = rec.started_ns - RACY_NS
-        paths = [[path, kind, sig, None] for (path, kind), sig in rec.paths.items()]
-        for item in paths:
-            sig = item[2]
+        paths: list[tuple[str, str, Signature, str | None]] = []
+        for (path, kind), sig in rec.paths.items():
+            digest = None
             if sig is not None and (sig[3] >= racy_from or sig[4] >= racy_from):
-                item[3] = _content_hash(item[0], sig)
-                if item[3] is None:
+                digest = _content_hash(path, sig)
+                if digest is None:
                     return  # changed just now and cannot be pinned down: do not store
+            paths.append((path, kind, sig, digest))
         entry = {"format": FORMAT, "env": rec.env.seen if rec.env is not None else {}, "paths": paths}
         try:
             fd, tmp = tempfile.mkstemp(prefix=".entry-", dir=self.folder)  # mode 0600

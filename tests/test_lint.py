@@ -45,9 +45,6 @@ MYPY_STRICT_PENDING = {
     # -- doctor
     "skilltui/checks/conformance.py", "skilltui/checks/delivery.py", "skilltui/checks/gemini.py",
     "skilltui/doctor.py",
-    # -- cold
-    "skilltui/runtimes/claude/discovery.py", "skilltui/cache.py", "skilltui/yaml_fast.py", "skilltui/frontmatter.py",
-    "skilltui/text.py", "skilltui/fsio.py",
     # -- types
     "skilltui/budget.py",
     "skilltui/refs.py",
