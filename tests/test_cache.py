@@ -166,6 +166,23 @@ def test_a_manifest_that_appears_is_seen(tmp_path: Path) -> None:
     assert again == compute(env) and again != first and "alpha@skills-dir" in again
 
 
+def test_a_damaged_or_older_entry_is_recomputed(tmp_path: Path) -> None:
+    home, project = _tree(tmp_path)
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    compute = _compute_for(home, project)
+    want = cache.cached_answer("k", env, compute)
+    (entry,) = (tmp_path / "cache" / "skilltui").iterdir()
+    head, answer = entry.read_bytes().split(b"\n", 1)
+    fields = json.loads(head)
+    assert fields["format"] == cache.FORMAT and len(fields["kinds"]) == len(fields["paths"])
+    assert len(fields["sigs"]) == 6 * sum(k.islower() for k in fields["kinds"])
+    damaged = [dict(fields, format=1), dict(fields, kinds=fields["kinds"][:-1]), dict(fields, sigs=fields["sigs"][:-1]),
+               dict(fields, kinds=fields["kinds"].swapcase()), dict(fields, digests=[])]
+    for bad in damaged:
+        entry.write_bytes(json.dumps(bad).encode() + b"\n" + b"stale answer")
+        assert cache.cached_answer("k", env, compute) == want, bad
+
+
 def test_list_json_through_the_command_line(tmp_path: Path, capsys, monkeypatch) -> None:
     from skilltui.cli import main
 
