@@ -45,20 +45,6 @@ MYPY_STRICT_PENDING = {
     # -- doctor
     "skilltui/checks/conformance.py", "skilltui/checks/delivery.py", "skilltui/checks/gemini.py",
     "skilltui/doctor.py",
-    # -- types
-    "skilltui/budget.py",
-    "skilltui/refs.py",
-    "skilltui/runtimes/claude/__init__.py",
-    "skilltui/runtimes/claude/listing.py",
-    "skilltui/runtimes/claude/touch.py",
-    "skilltui/runtimes/gemini/__init__.py",
-    "skilltui/runtimes/gemini/discovery.py",
-    "skilltui/runtimes/gemini/frontmatter.py",
-    "skilltui/runtimes/omp/__init__.py",
-    "skilltui/runtimes/omp/discovery.py",
-    "skilltui/runtimes/omp/plugins.py",
-    "skilltui/runtimes/omp/settings.py",
-    "skilltui/runtimes/omp/text.py",
 }
 
 
