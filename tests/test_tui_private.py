@@ -84,3 +84,33 @@ def test_markdown_block_classes_exist():
 
     assert issubclass(private.MarkdownFence, private.MarkdownBlock)
     assert Markdown.BLOCKS["fence"] is private.MarkdownFence
+
+
+class _TableApp(App):
+    def compose(self) -> ComposeResult:
+        yield private.FixedCellsTable(id="t")
+
+
+def test_fixed_cells_table_sizes_without_measuring_and_measures_auto_columns():
+    async def go():
+        app = _TableApp()
+        async with app.run_test(size=(60, 10)) as pilot:
+            table = app.query_one(private.FixedCellsTable)
+            table.add_column("a", width=10, key="a")
+            table.add_column("b", width=6, key="b")
+            for i in range(50):
+                table.add_row(f"row {i} with a long cell", str(i), key=f"r{i}")
+            await pilot.pause()
+            assert table.virtual_size.height == 50 + 1  # rows and the header
+            assert table.virtual_size.width == (10 + 2) + (6 + 2)  # each column with its padding
+            assert table.columns["a"].content_width == len("a")  # fixed widths: the label only, no cell measured
+            assert any("row 0" in line for line in private.render_lines(app.screen))
+            table.add_column("c", key="c")  # an auto-width column: Textual measures again
+            table.add_row("x", "y", "a wider cell here", key="last")
+            await pilot.pause()
+            assert table.columns["c"].content_width == len("a wider cell here")
+            table.add_row("tall", "row", "z", key="tall", height=None)  # an automatic height: measured too
+            await pilot.pause()
+            assert table.rows["tall"].height == 1 and table.virtual_size.height == 52 + 1
+
+    _run(go())

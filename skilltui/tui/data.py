@@ -12,11 +12,14 @@ import importlib
 import os
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from skilltui import budget, whatif
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import REGISTRY, get
-from skilltui.runtimes.claude import listing
+
+if TYPE_CHECKING:  # imported where used: the first paint does not wait for the listing and what-if engines
+    from skilltui import whatif
+    from skilltui.runtimes.claude import listing
 
 RUNTIME_LABELS = {key: get(key).label for key in REGISTRY}
 
@@ -64,6 +67,8 @@ def load(opts: Options) -> Loaded:
     catalog for plugins and the budget, and the listing rows."""
     start = time.perf_counter()
     started_ns = time.time_ns()
+    from skilltui import budget
+
     catalog = discover(opts)
     claude = catalog if opts.runtime == "claude" else _try(lambda: discover(with_runtime(opts, "claude")))
     prepared, error = None, None
@@ -370,6 +375,8 @@ def first_chunk(body: str, max_lines: int = 16, max_chars: int = 1000) -> int:
 
 def what_if(loaded: Loaded, change: whatif.PlannedChange, budget_chars: int) -> whatif.Effect | None:
     """The listing's change if `change` were written, from the engine; None without a Claude catalog."""
+    from skilltui import whatif
+
     if loaded.claude is None or loaded.prepared is None:
         return None
     return whatif.effect(loaded.claude, loaded.opts, change, budget_chars, loaded.prepared)
