@@ -542,6 +542,18 @@ def test_demo_folder_planted_by_another_user_is_not_used(tmp_path, monkeypatch, 
     assert "using a fresh demo copy" in capsys.readouterr().err
 
 
+def test_the_fresh_demo_copy_is_removed_when_the_process_ends(tmp_path):
+    base = tmp_path / f"skilltui-demo-{os.getuid()}"
+    base.mkdir(mode=0o700)
+    os.chmod(base, 0o755)  # open to others: not used
+    env = {k: v for k, v in os.environ.items() if k != "SKILLTUI_DEMO_DIR"} | {"TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "skilltui", "--demo", "list", "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "using a fresh demo copy" in done.stderr
+    assert json.loads(done.stdout)["skills"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [base.name]
+
+
 def test_demo_reset_starts_again(tmp_path, monkeypatch, capsys):
     from skilltui import cli
 

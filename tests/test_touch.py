@@ -44,15 +44,20 @@ def test_blocks_match_the_recording(name: str, tmp_path: Path) -> None:
     recorded = json.loads((CASES / name / "recorded.json").read_text())
     opts = Options(cwd=str(tree / case["cwd"]), home=str(tree / "home"), env={})
     catalog = discovery.discover(opts)
-    touched = [path.replace("$TREE", str(tree)) for _, path in case["steps"]]
+    touched = [(tool, path.replace("$TREE", str(tree))) for tool, path in case["steps"]]
     session = simulate_session(catalog, touched, case["budget"] or 8000, catalog.extra["paths"].git_root)
     assert len(session.steps) == len(recorded["steps"])
+    if case.get("late_blocks"):  # the tool's race: a block may come with the next tool result; the sequence is fixed
+        ours = [b for step in session.steps for b in step.blocks]
+        assert _announcements_as_sets(ours) == _announcements_as_sets([b for r in recorded["steps"] for b in r["added"]])
+        return
     for step, rec in zip(session.steps, recorded["steps"]):
         assert _announcements_as_sets(step.blocks) == _announcements_as_sets(rec["added"] or []), step.path
 
 
 def test_the_recorded_cases_cover_what_the_issue_lists() -> None:
-    assert {"paths-spellings", "nested-names", "nested-gitignored", "same-skill-twice", "outside-cwd"} <= set(CASE_NAMES)
+    assert {"paths-spellings", "nested-names", "nested-gitignored", "same-skill-twice", "outside-cwd", "missing-file",
+            "failed-tools", "binary-extensions"} <= set(CASE_NAMES)
 
 
 @pytest.mark.parametrize(("pattern", "path", "hit"), [

@@ -11,6 +11,7 @@ is made for this run. Another local user can thus neither pre-create it nor redi
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import stat
@@ -58,7 +59,8 @@ def demo_dir(env: dict[str, str]) -> str:
     if problem is None:
         return os.path.join(base, "tree")
     fresh = tempfile.mkdtemp(prefix="skilltui-demo-")  # 0700, a new name: nobody else's
-    print(f"skilltui: {base} {problem}; using a fresh demo copy in {fresh}", file=sys.stderr)
+    atexit.register(shutil.rmtree, fresh, ignore_errors=True)  # one per run: not left behind
+    print(f"skilltui: {base} {problem}; using a fresh demo copy in {fresh} (removed on exit)", file=sys.stderr)
     return os.path.join(fresh, "tree")
 
 

@@ -15,7 +15,11 @@ Observed with the real tool (tools/oracle_session.py; recordings in tests/fixtur
 - Each newly loaded folder is announced in its own block, its skills in the folder's directory order; then one
   "The following skills are available" block holds the new and relabelled entries sorted by name, under the same
   budget rule as the first listing (§8.4), applied to that block alone.
-- A file outside the cwd, or a tool call that fails, adds nothing.
+- A file outside the cwd adds nothing (its read is denied). A Read that reaches the tool counts even when it fails: a
+  file that does not exist or a folder activates what its path matches (a folder loads no `.claude/skills` below it),
+  and the block of a nested folder reached by a Read that fails at once may come with the next tool result (a race in
+  the tool). A Read refused before it runs adds nothing: a file with one of Claude Code's binary extensions (any case;
+  images and PDFs are read). An Edit of a file that does not exist is refused too: the simulation reads every path.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Literal
 
 import pathspec
 from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
@@ -42,9 +47,33 @@ SCOPED_SUFFIX = (' (scoped to {folder}/ — use this instead of the unscoped "{n
                  " are under {folder}/)")
 # What the simulation cannot observe, said wherever its answer is shown.
 ASSUMED = (
-    "every touched file is read or edited successfully (a failed tool call, a denied read or a binary file adds nothing)",
+    "every path is touched with the Read tool (an Edit of a file that does not exist adds nothing; a Read of it does)",
     "the order inside a 'New skills discovered' block is the folder's directory order on this machine",
 )
+# Read refuses these before it runs (Claude Code 2.1.332's own list, extensions compared lowercased), except the
+# images and PDFs it reads; recorded in tests/fixtures/touch/binary-extensions.
+BINARY_EXTENSIONS = frozenset([
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tiff", ".tif", ".heic", ".heif", ".avif", ".mp4",
+    ".mov", ".avi", ".mkv", ".webm", ".wmv", ".flv", ".m4v", ".mpeg", ".mpg", ".mp3", ".wav", ".ogg", ".flac",
+    ".aac", ".m4a", ".wma", ".aiff", ".opus", ".zip", ".tar", ".gz", ".bz2", ".7z", ".rar", ".xz", ".z", ".tgz",
+    ".iso", ".zst", ".lz4", ".whl", ".exe", ".dll", ".so", ".dylib", ".bin", ".o", ".a", ".obj", ".lib", ".app",
+    ".msi", ".deb", ".rpm", ".dmg", ".apk", ".pdf", ".doc", ".docx", ".docm", ".dotx", ".dotm", ".xls", ".xlsx",
+    ".xlsm", ".xlsb", ".xltx", ".xltm", ".ppt", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm", ".odt", ".ods",
+    ".odp", ".numbers", ".epub", ".ttf", ".otf", ".woff", ".woff2", ".eot", ".pyc", ".pyo", ".class", ".jar", ".war",
+    ".ear", ".node", ".wasm", ".rlib", ".sqlite", ".sqlite3", ".db", ".mdb", ".idx", ".parquet", ".feather", ".npy",
+    ".npz", ".pickle", ".psd", ".ai", ".eps", ".sketch", ".fig", ".xd", ".blend", ".3ds", ".max", ".swf", ".fla",
+    ".lockb", ".dat", ".data",
+])
+READ_ANYWAY = frozenset([".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf"])
+
+
+def refused_as_binary(path: str) -> str | None:
+    """The extension for which Claude Code's Read refuses `path` before it runs, or None."""
+    ext = os.path.splitext(path)[1].lower()
+    return ext if ext in BINARY_EXTENSIONS and ext not in READ_ANYWAY else None
+
+
+Tool = Literal["Read", "Edit"]
 
 
 @dataclass(frozen=True)
@@ -184,9 +213,10 @@ def _posix(path: str) -> str:
     return path.replace(os.sep, "/")
 
 
-def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_root: str | None = None) -> Session:
-    """The blocks Claude Code adds, step by step, when the agent touches `touched` (files, cwd-relative or absolute)
-    in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
+def simulate_session(catalog: Catalog, touched: Sequence[str | tuple[Tool, str]], budget: int,
+                     git_root: str | None = None) -> Session:
+    """The blocks Claude Code adds, step by step, when the agent touches `touched` (files, cwd-relative or absolute;
+    a bare path is a Read) in this order, starting from `catalog` (a Claude catalog of the same cwd)."""
     cwd = catalog.cwd
     settings = settings_of(catalog)
     overrides = skill_overrides(settings)
@@ -208,15 +238,23 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
     steps: list[Step] = []
     diagnostics: list[Diagnostic] = []
 
-    for given in touched:
+    for touch in touched:
+        tool, given = ("Read", touch) if isinstance(touch, str) else touch
         path = os.path.normpath(os.path.join(cwd, given))
         rel = os.path.relpath(path, cwd)
         if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
             steps.append(Step(given, None, "outside the working folder: Claude Code adds nothing for it"))
             continue
-        if not os.path.isfile(path):
-            steps.append(Step(given, _posix(rel), "not a file here: a Read of it fails, and a failed tool call adds nothing"))
+        binary = refused_as_binary(path)
+        if binary is not None:
+            steps.append(Step(given, _posix(rel), f"Read refuses {binary} files as binary before it runs: adds nothing"))
             continue
+        if tool == "Edit" and not os.path.isfile(path):
+            steps.append(Step(given, _posix(rel), "an Edit of a file that does not exist is refused before it runs: adds nothing"))
+            continue
+        missing = "" if os.path.isfile(path) else (
+            "a folder: the Read fails but still counts" if os.path.isdir(path)
+            else "does not exist: the Read fails but still counts")
         step = Step(given, _posix(rel), "")
         new_entries: list[Skill] = []
 
@@ -285,7 +323,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str], budget: int, git_
             parts.append("activates " + ", ".join(m.skill for m in step.matches))
         if fresh:
             parts.append("loads " + ", ".join(f"{f}/.claude/skills" for f in fresh))
-        step.note = "; ".join(parts) or "adds nothing"
+        step.note = "; ".join(([missing] if missing else []) + (parts or ["adds nothing"]))
         steps.append(step)
 
     unmatched = [Unmatched(s, pending_patterns[id(s)], _why_not(pending_patterns[id(s)]))
