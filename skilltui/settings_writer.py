@@ -38,9 +38,10 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from json.decoder import scanstring
-from typing import Any
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public in CPython, untyped in typeshed
+from typing import Any, NoReturn
 
 from skilltui import fsio
 
@@ -53,8 +54,18 @@ LOCK_TIMEOUT = 20.0  # seconds to wait for another skilltui writer of the same f
 BOM = b"\xef\xbb\xbf"
 _WS = re.compile(r"[ \t\n\r]*")  # JSON whitespace, exactly these four
 _WS_INLINE = re.compile(r"[ \t]*")
+
+
+def _ws_end(s: str, i: int) -> int:
+    """Index after the JSON whitespace starting at s[i] (a `*` pattern always matches)."""
+    m = _WS.match(s, i)
+    assert m is not None
+    return m.end()
 # (value, end) for the JSON value starting at an index (C scanner); long integers read as JavaScript reads them
-_scan_value = json.JSONDecoder(parse_int=fsio.js_int).scan_once
+_scan_value: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_int=fsio.js_int).scan_once  # type: ignore[attr-defined]
+
+# A refusal: raises SettingsWriteError with the reason; never returns.
+Fail = Callable[[str], NoReturn]
 
 
 class SettingsWriteError(Exception):
@@ -64,7 +75,7 @@ class SettingsWriteError(Exception):
 class OutsideError(SettingsWriteError):
     """The real target (links resolved) is outside the folder the write was confined to."""
 
-    def __init__(self, message: str, target: str):
+    def __init__(self, message: str, target: str) -> None:
         super().__init__(message)
         self.target = target
 
@@ -103,15 +114,15 @@ def _object(s: str, i: int) -> _Obj:
     """Members of the object whose "{" is at s[i]. `s` is already known to be valid JSON, so no error checks here;
     nested values are skipped whole by the C scanner, so only the objects on the key path are walked."""
     members: list[_Member] = []
-    j = _WS.match(s, i + 1).end()
+    j = _ws_end(s, i + 1)
     while s[j] != "}":
         key, k_end = scanstring(s, j + 1)
-        v = _WS.match(s, _WS.match(s, k_end).end() + 1).end()
+        v = _ws_end(s, _ws_end(s, k_end) + 1)
         v_end = _scan_value(s, v)[1]
         members.append(_Member(key, j, s[k_end:v], v, v_end))
-        j = _WS.match(s, v_end).end()
+        j = _ws_end(s, v_end)
         if s[j] == ",":
-            j = _WS.match(s, j + 1).end()
+            j = _ws_end(s, j + 1)
     return _Obj(i, j + 1, members)
 
 
@@ -140,7 +151,9 @@ def _indent_unit(s: str) -> str:
 
 def _line_indent(s: str, pos: int) -> str:
     start = s.rfind("\n", 0, pos) + 1
-    return s[start : _WS_INLINE.match(s, start).end()]
+    m = _WS_INLINE.match(s, start)
+    assert m is not None  # a `*` pattern always matches
+    return s[start : m.end()]
 
 
 def _lines(s: str, a: int, b: int) -> str:
@@ -181,12 +194,12 @@ def _kind(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", type(None): "null"}.get(type(value), "a number")
 
 
-def _apply(s: str, keys: tuple[str, ...], value: Any, fail) -> tuple[str, str | None, str]:
+def _apply(s: str, keys: tuple[str, ...], value: Any, fail: Fail) -> tuple[str, str | None, str]:
     """Set `keys` to `value` in the JSON text `s` (valid, top level an object). Returns (new text, old member lines or
     None, new member lines). With duplicate keys the last one is used, as JSON parsers keep the last."""
     unit = _indent_unit(s)
     nl = "\r\n" if "\r\n" in s[: s.find("\n") + 1] else "\n"
-    obj = _object(s, _WS.match(s).end())
+    obj = _object(s, _ws_end(s, 0))
     # A file that is only `{}` grows onto several lines (a new settings file); a one-line file stays on one line.
     multiline = not obj.members or "\n" in s[obj.start : obj.end]
     colon = ": "
@@ -224,7 +237,7 @@ class _Snapshot:
     mode: int | None
 
 
-def _read(target: str, fail) -> _Snapshot:
+def _read(target: str, fail: Fail) -> _Snapshot:
     """The target's bytes, through fsio: opened without blocking, refused unless fstat says regular file, capped."""
     try:
         fd, st = fsio.open_regular(target)
@@ -247,11 +260,11 @@ def _read(target: str, fail) -> _Snapshot:
     return _Snapshot(data, (st.st_mtime_ns, st.st_size, st.st_ino), stat.S_IMODE(st.st_mode))
 
 
-def _no_constants(name: str):
+def _no_constants(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse(data: bytes, fail, comments: bool = False) -> tuple[bytes, str | None, dict | None]:
+def _parse(data: bytes, fail: Fail, comments: bool = False) -> tuple[bytes, str | None, dict[str, Any] | None]:
     """(BOM or b"", text without BOM or None when empty, parsed object or None when empty). `comments`: the file may
     hold `//` and `/* */` comments (nothing else is relaxed: a trailing comma is still refused)."""
     bom = BOM if data.startswith(BOM) else b""
@@ -272,14 +285,14 @@ def _parse(data: bytes, fail, comments: bool = False) -> tuple[bytes, str | None
     return bom, None, None
 
 
-def _failer(name: str, verb: str, context: str = ""):
-    def fail(reason: str):
+def _failer(name: str, verb: str, context: str = "") -> Fail:
+    def fail(reason: str) -> NoReturn:
         raise SettingsWriteError(f"cannot {verb} {name}: {context}{reason}")
 
     return fail
 
 
-def read_json_object(path: str | os.PathLike, comments: bool = False) -> dict | None:
+def read_json_object(path: str | os.PathLike[str], comments: bool = False) -> dict[str, Any] | None:
     """The settings object in `path`; None when the file is missing or empty. Raises SettingsWriteError when it cannot
     be read, is not valid JSON or not an object."""
     fail = _failer(os.fspath(path), "read")
@@ -317,7 +330,7 @@ def mask_comments(text: str) -> str:
     return "".join(out)
 
 
-def _splice(original: str, masked: str, new_masked: str, fail) -> str:
+def _splice(original: str, masked: str, new_masked: str, fail: Fail) -> str:
     """The one contiguous edit between `masked` and `new_masked`, applied to `original` (whose comments `masked`
     blanked): every byte outside the edited value, comments included, stays. An edit that would replace a comment
     (one inside the old value, or the only content of an empty object) is refused rather than made."""
@@ -333,7 +346,8 @@ def _splice(original: str, masked: str, new_masked: str, fail) -> str:
     return original[:p] + new_masked[p : len(new_masked) - q] + original[len(original) - q :]
 
 
-def _compute(name: str, target: str, snap: _Snapshot, keys, value, fail, comments: bool = False) -> tuple[bytes, Change]:
+def _compute(name: str, target: str, snap: _Snapshot, keys: tuple[str, ...], value: Any, fail: Fail,
+             comments: bool = False) -> tuple[bytes, Change]:
     bom, text, _ = _parse(snap.data, fail, comments) if snap.data is not None else (b"", None, None)
     if comments and text is not None:
         masked = mask_comments(text)
@@ -349,7 +363,7 @@ def _read_only(st: os.stat_result, path: str) -> bool:
     return not (st.st_mode & 0o222) or not os.access(path, os.W_OK)
 
 
-def _check_writable(target: str, snap: _Snapshot, fail) -> None:
+def _check_writable(target: str, snap: _Snapshot, fail: Fail) -> None:
     if snap.data is not None and _read_only(os.stat(target), target):
         fail("the file is read-only")
     folder = os.path.dirname(target)
@@ -368,7 +382,7 @@ def _check_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
     return keys
 
 
-def is_outside(target: str, within: str | os.PathLike | None) -> bool:
+def is_outside(target: str, within: str | os.PathLike[str] | None) -> bool:
     """True when the real path `target` is not inside the real folder `within` (None: no confinement)."""
     if within is None:
         return False
@@ -376,14 +390,14 @@ def is_outside(target: str, within: str | os.PathLike | None) -> bool:
     return os.path.commonpath([root, target]) != root
 
 
-def _confine(name: str, target: str, within) -> None:
+def _confine(name: str, target: str, within: str | os.PathLike[str] | None) -> None:
     if is_outside(target, within):
         raise OutsideError(f"cannot write {name}: it leads outside the project, to {target}; nothing written "
                            "(confirm that real target to write it: --follow-links)", target)
 
 
-def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False, *,
-            within: str | os.PathLike | None = None) -> Change:
+def preview(path: str | os.PathLike[str], keys: tuple[str, ...], value: Any, comments: bool = False, *,
+            within: str | os.PathLike[str] | None = None) -> Change:
     """The change set_member() would make, without writing. Raises the same refusals, except that a real target
     outside `within` is reported in Change.outside (for the caller to show and confirm) rather than refused."""
     name, target = os.fspath(path), os.path.realpath(path)
@@ -396,8 +410,8 @@ def preview(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments
     return change
 
 
-def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comments: bool = False, *,
-               within: str | os.PathLike | None = None, follow_links: bool = False) -> Change:
+def set_member(path: str | os.PathLike[str], keys: tuple[str, ...], value: Any, comments: bool = False, *,
+               within: str | os.PathLike[str] | None = None, follow_links: bool = False) -> Change:
     """Set the member at `keys` (depth 1 or 2 in practice) to `value`, changing only that value's text, atomically.
     Raises SettingsWriteError (one line naming the file; nothing written) when it must refuse; OutsideError when the
     real target leaves `within`, unless `follow_links` (the user confirmed that real target)."""
@@ -434,7 +448,7 @@ def set_member(path: str | os.PathLike, keys: tuple[str, ...], value: Any, comme
         return _replace(name, target, snap, new, change, keys, value, fail, comments)
 
 
-def _replace(name: str, target: str, snap: _Snapshot, new: bytes, change: Change, keys, value, fail,
+def _replace(name: str, target: str, snap: _Snapshot, new: bytes, change: Change, keys: tuple[str, ...], value: Any, fail: Fail,
              comments: bool) -> Change:
     """Temp file beside the target, fsync, re-check the target is still what we read (else recompute once on what is
     there now: an outside program wrote meanwhile), rename, fsync the folder."""
@@ -448,6 +462,7 @@ def _replace(name: str, target: str, snap: _Snapshot, new: bytes, change: Change
                              0o600 if snap.mode is not None else 0o666)
             except FileExistsError:
                 pass
+        assert tmp is not None  # the loop ends once a temp file is open
         for attempt in (1, 2):
             if snap.mode is not None:  # before the content goes in: a 0600 file with secrets never sits 0644
                 os.chmod(tmp, snap.mode)
@@ -493,7 +508,7 @@ def _replace(name: str, target: str, snap: _Snapshot, new: bytes, change: Change
     return change
 
 
-def _os_fail(e: OSError, fail) -> None:
+def _os_fail(e: OSError, fail: Fail) -> NoReturn:
     if e.errno == errno.ENOSPC:
         fail("the disk is full")
     if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -505,7 +520,7 @@ class _Lock:
     """flock on the folder that holds the target: it outlives every rename of the file, and nothing is created in the
     user's folder for it (a `.lock` file would be left behind, since removing one races other writers)."""
 
-    def __init__(self, target: str, fail):
+    def __init__(self, target: str, fail: Fail) -> None:
         self.path = os.path.dirname(target) or "."
         self.fail = fail
         self.fd = -1
@@ -535,7 +550,7 @@ class _Lock:
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._close()
 
     def _close(self) -> None:
@@ -593,33 +608,38 @@ def _fsync_folder(folder: str) -> None:
         os.close(dfd)
 
 
-def append_line(path: str | os.PathLike, line: str) -> bool:
+APPEND_CAP = 2_000_000  # bytes of a line-based file (a git ignore file) read to look for the line
+
+
+def append_line(path: str | os.PathLike[str], line: str) -> bool:
     """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
     folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
-    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed."""
+    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed.
+    Read through fsio (no blocking open, fstat says regular file, capped); the append is opened without blocking and
+    checked the same way, so a FIFO swapped in between cannot hang it."""
     name = os.fspath(path)
     fail = _failer(name, "write")
     try:
         os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
         try:
-            st = os.stat(name)
+            got: fsio.Capped | None = fsio.read_capped_bytes(name, APPEND_CAP)
         except FileNotFoundError:
-            st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
+            got = None
+        except fsio.NotRegularFile:
             fail("it is not a regular file")
-        if st is not None:
-            if st.st_size > 2_000_000:
-                fail("it is larger than 2000000 bytes")
-            with open(name, "rb") as fh:
-                if line.encode() in fh.read():
-                    return False
-        data = (("\n" if st is not None else "") + line + "\n").encode()
-        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if got is not None:
+            if got.truncated:
+                fail(f"it is larger than {APPEND_CAP} bytes")
+            if line.encode() in got.data:
+                return False
+        data = (("\n" if got is not None else "") + line + "\n").encode()
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                fail("it is not a regular file")
             _write_all(fd, data)
         finally:
             os.close(fd)
     except OSError as e:
         fail(e.strerror or str(e))
     return True
-

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from skilltui.model import Catalog, Options
 from skilltui.runtimes.claude import listing
+from skilltui.runtimes.claude.settings import of as settings_of
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Effect:
 
 
 def listing_under(catalog: Catalog, opts: Options, prepared: listing.Prepared | None = None,
-                  **choice) -> tuple[listing.BudgetParams, listing.Listing]:
+                  **choice: Any) -> tuple[listing.BudgetParams, listing.Listing]:
     """The budget for `choice` (model, context_window, chars_per_token, fraction, budget) and the listing under it.
     `prepared` is the catalog's prepared rows when the caller keeps them (the TUI prepares once per catalog)."""
     from skilltui import budget
@@ -74,7 +76,7 @@ def compare(before: listing.Listing, after: listing.Listing, *, scanned: bool = 
 
 def _in_effect(catalog: Catalog, change: PlannedChange) -> bool:
     """Whether the file already holds this value at these keys (then writing it cannot change anything)."""
-    for src in catalog.settings.sources:
+    for src in settings_of(catalog).sources:
         if src.path != change.path or src.error:
             continue
         node: object = src.data

@@ -48,9 +48,6 @@ MYPY_STRICT_PENDING = {
     # -- cold
     "skilltui/runtimes/claude/discovery.py", "skilltui/cache.py", "skilltui/yaml_fast.py", "skilltui/frontmatter.py",
     "skilltui/text.py", "skilltui/fsio.py",
-    # -- toggle
-    "skilltui/whatif.py", "skilltui/settings_writer.py", "skilltui/runtimes/claude/toggle.py",
-    "skilltui/runtimes/claude/plugins.py", "skilltui/runtimes/gemini/toggle.py", "skilltui/runtimes/gemini/settings.py",
     # -- types
     "skilltui/budget.py",
     "skilltui/refs.py",

@@ -519,3 +519,36 @@ def test_a_write_leaves_nothing_else_in_the_folder(tmp_path):
     settings_writer.set_member(str(path), ("enabledPlugins", "x@m"), True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
     assert '"x@m": true' in path.read_text()
+
+
+# ---------------------------------------------------------------- append_line (the git ignore rule), read through fsio
+RULE = "**/.claude/settings.local.json"
+
+
+def test_append_line_creates_appends_once_and_keeps_other_lines(tmp_path):
+    from skilltui.settings_writer import append_line
+
+    new = tmp_path / "cfg/git/ignore"
+    assert append_line(new, RULE) is True and new.read_text() == RULE + "\n"
+    assert append_line(new, RULE) is False and new.read_text() == RULE + "\n"
+    old = tmp_path / "old"
+    old.write_bytes(b"foo")  # no final newline: Claude Code's "\n<line>\n" gives it one
+    assert append_line(old, RULE) is True and old.read_bytes() == b"foo\n" + RULE.encode() + b"\n"
+
+
+def test_append_line_refuses_a_fifo_without_blocking_and_an_oversized_file(tmp_path):
+    from skilltui.settings_writer import APPEND_CAP, append_line
+
+    fifo = tmp_path / "ignore"
+    os.mkfifo(fifo)  # a plain open() for reading would block here until a writer came
+    with pytest.raises(SettingsWriteError, match="not a regular file"):
+        append_line(fifo, RULE)
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (APPEND_CAP + 1))
+    with pytest.raises(SettingsWriteError, match="larger than"):
+        append_line(big, RULE)
+    assert big.stat().st_size == APPEND_CAP + 1
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    with pytest.raises(SettingsWriteError, match="not a regular file"):
+        append_line(folder, RULE)

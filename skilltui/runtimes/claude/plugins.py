@@ -36,11 +36,11 @@ class Item:
     st: os.stat_result | None = None  # the file's stat when finding it took one (spares the reader a second)
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _records(installed) -> dict[str, list[InstallRecord]]:
+def _records(installed: object) -> dict[str, list[InstallRecord]]:
     """installed_plugins.json, version 2 or 1 (converted), keys not matching the id pattern set aside."""
     if not isinstance(installed, dict) or not isinstance(installed.get("plugins"), dict):
         return {}
@@ -77,7 +77,7 @@ def _applies(record: InstallRecord, settings: Settings) -> bool:
     return True
 
 
-def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str, dict]:
+def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str, dict[str, Any]]:
     path = os.path.join(settings.paths.plugins_dir, "known_marketplaces.json")
     data, error, exists = read_json_file(path, RECORDS_CAP)
     if error:
@@ -99,11 +99,12 @@ class Marketplace:
 
     name: str
     folder: str | None  # a `directory` marketplace's folder: its plugins are read from there
-    entries: dict[str, dict] | None  # plugin name -> its entry; None when marketplace.json cannot be read
+    entries: dict[str, dict[str, Any]] | None  # plugin name -> its entry; None when marketplace.json cannot be read
 
 
-def _marketplace(name: str, entry: dict) -> Marketplace:
-    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+def _marketplace(name: str, entry: dict[str, Any]) -> Marketplace:
+    raw = entry.get("source")
+    source: dict[str, Any] = raw if isinstance(raw, dict) else {}
     folder = None
     if source.get("source") == "directory" and isinstance(source.get("path"), str):
         folder = source["path"]
@@ -132,7 +133,7 @@ def _plugin_root_in_marketplace(market: Marketplace, name: str) -> str | None:
     return root if os.path.commonpath([root, base]) == base else None
 
 
-def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict, str | None]:
+def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict[str, Any], str | None]:
     """(plugin.json, Claude Code's error for it or None). A rejected manifest loads nothing (§10.2)."""
     if not root:
         return {}, None
@@ -157,7 +158,7 @@ def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict, str | No
 _JS_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", list: "array", dict: "object"}
 
 
-def manifest_problem(data: dict) -> str | None:
+def manifest_problem(data: dict[str, Any]) -> str | None:
     """The first plugin.json field Claude Code rejects, in its words (observed: a missing name, an agents path not
     ending in .md). Other fields are not validated here."""
     name = data.get("name")
@@ -194,7 +195,7 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
     plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
 
 
-def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict],
+def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict[str, Any]],
                         markets: dict[str, Marketplace], managed_off: bool, diags: list[Diagnostic]) -> Plugin:
     """One installed marketplace plugin: the record that applies here, then each §10.4 condition in turn."""
     for r in records:
@@ -441,7 +442,7 @@ def _plugin_diagnostics(plugin: Plugin, settings: Settings, diags: list[Diagnost
 
 
 # ---------------------------------------------------------------- components (§10.2, §10.3)
-def _rel_paths(value) -> list[str]:
+def _rel_paths(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
@@ -583,14 +584,14 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
     return items
 
 
-def _is_dir(entry: os.DirEntry) -> bool:
+def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
     except OSError:
         return False
 
 
-def _is_file(entry: os.DirEntry) -> bool:
+def _is_file(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_file()
     except OSError:

@@ -12,7 +12,7 @@ from typing import Any
 
 from skilltui import fsio, settings_writer
 from skilltui.model import Catalog
-from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings
+from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings, SettingsSource
 from skilltui.runtimes.claude.settings import of as settings_of
 
 RANK = {"user": 0, "project": 1, "local": 2}  # higher number = higher precedence
@@ -39,6 +39,7 @@ class Outcome:
     ignore_context: tuple[str, dict[str, str]] | None = None  # (cwd, env) when the target is local settings
     gitignore: str | None = None  # the global git ignore file a local-settings write added its rule to
     gitignore_planned: str | None = None  # preview(): the git ignore file the write would add the rule to
+    still_decides: str | None = None  # a file of higher precedence that sets this key: the write has no effect
 
     @property
     def ok(self) -> bool:
@@ -79,7 +80,7 @@ def _enabled_value(value: Any, kind: str) -> bool:
     return value is True
 
 
-def _deciding(settings: Settings, plugin_id: str, scopes: tuple[str, ...]):
+def _deciding(settings: Settings, plugin_id: str, scopes: tuple[str, ...]) -> tuple[Any, SettingsSource | None]:
     d = settings.decide(plugin_id, scopes)
     return d.value, d.source
 
@@ -175,8 +176,8 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
     if scope is None:
         # The scope that decides today, else user: the install records' scope plays no part (observed with
         # project- and local-scope records for this very project).
-        value, src = _deciding(settings, plugin_id, ("local", "project", "user"))
-        target = src.scope if src is not None else "user"
+        _, now = _deciding(settings, plugin_id, ("local", "project", "user"))
+        target = now.scope if now is not None else "user"
     else:
         target = scope
     out.scope = target
@@ -220,10 +221,11 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
 
     out.message = f"Successfully {command}d plugin: {plugin.name} (scope: {target})"
     higher_scopes = tuple(s for s in ("managed", "flag", "local", "project") if s not in RANK or RANK[s] > RANK[target])
-    value, src = _deciding(settings, plugin_id, higher_scopes)
-    if src is not None:  # the written value is not the one that decides
+    value, above = _deciding(settings, plugin_id, higher_scopes)
+    if above is not None:  # the written value is not the one that decides
         state = "enabled" if _enabled_value(value, plugin.kind) else "disabled"
-        out.warnings.append(f"{src.path or '--settings'} ({src.scope} scope) still decides: the plugin stays {state}")
+        out.still_decides = above.path or "--settings"
+        out.warnings.append(f"{out.still_decides} ({above.scope} scope) still decides: the plugin stays {state}")
     return out
 
 
@@ -231,8 +233,9 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
     """`skill set NAME on|name-only|user-invocable-only|off`: skillOverrides in the chosen file (local by default)."""
     settings = settings_of(catalog)
     target = scope or "local"
-    out = Outcome("set", name, target, scope is not None, "", path=settings.paths.scope_file(target))
-    out.within = _project_root(out.path, target)
+    path = settings.paths.scope_file(target)
+    out = Outcome("set", name, target, scope is not None, "", path=path)
+    out.within = _project_root(path, target)
     out.keys, out.value = ("skillOverrides", name), value
     if target == "local":
         out.ignore_context = (settings.paths.cwd, _git_env(settings))
@@ -243,7 +246,7 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
         out.message, out.failure_code = f'No skill named "{name}" was found; nothing written', "skill_not_found"
         return out
     try:
-        data = settings_writer.read_json_object(out.path)
+        data = settings_writer.read_json_object(path)
     except settings_writer.SettingsWriteError as exc:
         out.message, out.failure_code = str(exc), "settings_file_invalid"
         return out
@@ -256,7 +259,8 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
             break
         other = src.data.get("skillOverrides")
         if isinstance(other, dict) and name in other and other[name] != value:
-            out.warnings.append(f"{src.path or '--settings'} ({src.scope} scope) sets {name} to {other[name]} and still decides")
+            out.still_decides = src.path or "--settings"
+            out.warnings.append(f"{out.still_decides} ({src.scope} scope) sets {name} to {other[name]} and still decides")
             break
     return out
 
@@ -269,7 +273,7 @@ def _project_root(path: str, scope: str) -> str | None:
 
 def preview(outcome: Outcome) -> Outcome:
     """The change apply() would make; `change.outside` tells that the real target leaves the project (to confirm)."""
-    if outcome.ok:
+    if outcome.ok and outcome.path is not None:
         outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value, within=outcome.within)
         if outcome.ignore_context is not None:  # so a dialog can show every file the write will touch
             outcome.gitignore_planned = planned_ignore(*outcome.ignore_context)
@@ -280,7 +284,7 @@ def apply(outcome: Outcome, follow_links: bool = False) -> Outcome:
     """Write the planned change. A refused write turns the outcome into a failure with the writer's one line. Unless
     `follow_links` (the user confirmed the real target), a project/local write whose real target leaves the project
     is refused."""
-    if not outcome.ok:
+    if not outcome.ok or outcome.path is None:
         return outcome
     try:
         outcome.change = settings_writer.set_member(outcome.path, outcome.keys, outcome.value, within=outcome.within,

@@ -247,14 +247,14 @@ def simulate_session(catalog: Catalog, touched: Sequence[str | tuple[Tool, str]]
             continue
         binary = refused_as_binary(path)
         if binary is not None:
-            steps.append(Step(given, _posix(rel), f"Read refuses {binary} files as binary before it runs: adds nothing"))
+            steps.append(Step(given, _posix(rel), f"Read refuses {binary} files (binary): adds nothing"))
             continue
         if tool == "Edit" and not os.path.isfile(path):
-            steps.append(Step(given, _posix(rel), "an Edit of a file that does not exist is refused before it runs: adds nothing"))
+            steps.append(Step(given, _posix(rel), "Edit refuses a file that does not exist: adds nothing"))
             continue
         missing = "" if os.path.isfile(path) else (
-            "a folder: the Read fails but still counts" if os.path.isdir(path)
-            else "does not exist: the Read fails but still counts")
+            "a folder: the failed Read still counts" if os.path.isdir(path)
+            else "does not exist: the failed Read still counts")
         step = Step(given, _posix(rel), "")
         new_entries: list[Skill] = []
 

@@ -8,9 +8,10 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, NoReturn
 
 from skilltui import fsio
+from skilltui.model import Catalog
 from skilltui.settings_writer import mask_comments
 
 Scope = Literal["system-defaults", "user", "workspace", "system"]
@@ -28,7 +29,7 @@ def strip_comments(text: str) -> str:
     return mask_comments(text)
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -56,7 +57,7 @@ class SettingsFile:
     path: str
     exists: bool = False
     read: bool = False  # its values count
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     error: str | None = None  # fatal: Gemini CLI exits 52
     skipped: str | None = None  # why an existing file does not count (untrusted workspace, insecure system file)
 
@@ -200,6 +201,14 @@ class GeminiSettings:
             if f.scope == scope:
                 return f.get(*keys)
         return None
+
+
+def of(catalog: Catalog) -> GeminiSettings:
+    """The Gemini CLI settings a Gemini catalog carries (Catalog.settings is typed per runtime by its reader)."""
+    settings = catalog.settings
+    if not isinstance(settings, GeminiSettings):
+        raise ValueError(f"a {catalog.runtime} catalog carries no Gemini CLI settings")
+    return settings
 
 
 def _env_bool(env: dict[str, str], key: str) -> bool | None:

@@ -19,6 +19,7 @@ from typing import Literal
 from skilltui import settings_writer
 from skilltui.model import Catalog
 from skilltui.runtimes.gemini.settings import GeminiSettings
+from skilltui.runtimes.gemini.settings import of as settings_of
 
 Action = Literal["enable", "disable"]
 Scope = Literal["user", "workspace"]
@@ -66,7 +67,7 @@ def _current(path: str) -> list[str] | None:
 
 def plan(catalog: Catalog, action: Action, name: str, scope: Scope | None = None) -> GeminiToggle:
     """What to write, checked by the writer's own refusals (nothing is written here)."""
-    st: GeminiSettings = catalog.settings
+    st = settings_of(catalog)
     try:
         return _plan(catalog, st, action, name, scope)
     except settings_writer.SettingsWriteError as exc:
@@ -112,7 +113,7 @@ def _plan(catalog: Catalog, st: GeminiSettings, action: Action, name: str, scope
     return out
 
 
-def _as_list(value: object) -> list:
+def _as_list(value: object) -> list[object]:
     return value if isinstance(value, list) else [value] if isinstance(value, str) else []
 
 
