@@ -93,10 +93,11 @@ class SkilltuiApp(App[int]):
     busy: reactive[str] = reactive("")  # what the app is doing, shown in the top bar; "" when idle
     budget_chars: reactive[int | None] = reactive(None, init=False)  # the budget screen's current budget
 
-    def __init__(self, opts: Options, *, poll: bool = True) -> None:
+    def __init__(self, opts: Options, *, poll: bool = True, cache: bool = False) -> None:
         super().__init__()
         self.opts = opts
         self.poll = poll
+        self.use_cache = cache  # first rows from the answer cache on an unchanged tree (skilltui/cache.py)
         self.runtimes = data.available_runtimes()
         self._previous_mode = "skills"
         self._selected_key: tuple | None = None
@@ -120,13 +121,15 @@ class SkilltuiApp(App[int]):
         opts = self.opts
         self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
         try:
-            loaded = data.load(opts)
+            loaded = data.load(opts, cached=self.use_cache)
         except Exception as exc:  # never a traceback: say what failed, keep the last good state
             self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
             return
         if get_current_worker().is_cancelled:
             return
         self.call_from_thread(self._loaded, loaded)
+        if loaded.store is not None:
+            loaded.store()  # once the rows are on their way: a cache write never delays them
         import_later_screens()
         diags = data.diagnostics(opts, loaded.catalog)
         if not get_current_worker().is_cancelled:
@@ -268,7 +271,8 @@ class SkilltuiApp(App[int]):
 
         try:
             return budget.params_for(state.claude, state.opts).budget
-        except Exception:
+        except (ValueError, TypeError, ArithmeticError) as exc:  # a budget setting it cannot use: no simulation
+            self.notify(f"No budget to simulate: {exc}", severity="warning", markup=False)
             return None
 
     # ------------------------------------------------------------ actions
@@ -407,9 +411,9 @@ class SkilltuiApp(App[int]):
         self.load()
 
 
-def run_app(opts: Options) -> int:
+def run_app(opts: Options, *, cache: bool = False) -> int:
     """The entry point the CLI calls when no command is given."""
-    return run_and_leave(SkilltuiApp(copy.copy(opts)))
+    return run_and_leave(SkilltuiApp(copy.copy(opts), cache=cache))
 
 
 def run_and_leave(app: App, **run_options) -> int:

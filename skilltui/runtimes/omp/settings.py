@@ -303,7 +303,7 @@ def _stringify_keys(value: Any) -> Any:
 
 def load_settings(rules: str, agent_dir: str, cwd: str, home: str, native_dir: str, env: dict[str, str],
                   diags: list[Diagnostic]) -> OmpSettings:
-    settings = OmpSettings(rules=rules, cwd=cwd, home=home, env=dict(env))
+    settings = OmpSettings(rules=rules, cwd=cwd, home=home, env=env)  # not a copy (see discovery)
     global_layer: dict = {}
     found = False
     for name in ("config.yml", "config.yaml"):
