@@ -26,7 +26,7 @@ class ModelChoice:
     why: str  # one line for people
     assumed: str | None = None  # what the simulation assumes because no file shows it
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"model": self.model, "model_source": self.source, "model_why": self.why, "assumed": self.assumed}
 
 
@@ -62,7 +62,7 @@ class BudgetView:
     def text(self) -> str:
         return self.result.text
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         out = self.result.to_json(self.params)
         out["runtime"] = self.catalog.runtime
         out["simulation"] = f"simulated listing of Claude Code {self.result.prepared.version}"
@@ -109,17 +109,23 @@ def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | Non
                            max_desc_chars=cap)
 
 
-def params_for(catalog: Catalog, opts: Options, **choice) -> listing.BudgetParams:
+def params_for(catalog: Catalog, opts: Options, *, model: str | None = None, context_window: int | None = None,
+               chars_per_token: float | None = None, fraction: float | None = None,
+               budget: int | None = None) -> listing.BudgetParams:
     """The budget for a choice of model, window, chars per token, fraction or budget. With neither a model nor a
     window, the model is the one Claude Code would run for this user (`default_model`): every view agrees."""
-    if choice.get("model") is None and choice.get("context_window") is None:
-        choice["model"] = default_model(catalog, opts).model
-    fraction = settings_of(catalog).value("skillListingBudgetFraction")
-    return listing.resolve_budget(env=opts.env, settings_fraction=fraction, **choice)
+    if model is None and context_window is None:
+        model = default_model(catalog, opts).model
+    fraction_setting = settings_of(catalog).value("skillListingBudgetFraction")
+    return listing.resolve_budget(env=opts.env, settings_fraction=fraction_setting, model=model,
+                                  context_window=context_window, chars_per_token=chars_per_token, fraction=fraction,
+                                  budget=budget)
 
 
-def run(opts: Options, *, context_window=None, model=None, chars_per_token=None, fraction=None, budget=None,
-        usage_path=None, now=None, catalog: Catalog | None = None) -> BudgetView | PromptView:
+def run(opts: Options, *, context_window: int | None = None, model: str | None = None,
+        chars_per_token: float | None = None, fraction: float | None = None, budget: int | None = None,
+        usage_path: str | None = None, now: str | None = None,
+        catalog: Catalog | None = None) -> BudgetView | PromptView:
     from skilltui.runtimes import discover
 
     catalog = catalog or discover(opts)
@@ -159,7 +165,7 @@ class PromptView:
         return head + "\n\n" + safe(self.text, keep_newlines=True)
 
 
-def other_runtime(catalog: Catalog, *, context_window=None, model=None) -> PromptView:
+def other_runtime(catalog: Catalog, *, context_window: int | None = None, model: str | None = None) -> PromptView:
     from skilltui.runtimes import get
 
     if model and not context_window:
@@ -180,7 +186,7 @@ class OmpPrompt:
     catalog: Catalog
     text: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         rules = self.catalog.extra.get("omp_rules", "18")
         return {"rules": rules, "budget": None, "over_budget": False, "text": self.text,
                 "entries": [{"name": s.name, "source": s.source, "state": "full"} for s in self.catalog.listed()]}

@@ -129,9 +129,15 @@ class Recording:
 
 @contextlib.contextmanager
 def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
-    """Note every path touched through `os` and `open` (and every variable read from the returned `rec.env`)."""
+    """Note every path touched through `os` and `open` (and every variable read from the returned `rec.env`).
+
+    The wrappers run once or twice for every file of a big tree, so the common call (one absolute path as a str,
+    no keyword) is noted inline, from what the call itself returned where it can: a stat's result, a failed
+    `access(path, F_OK)` (the path is missing, as a failed stat would say); only a new path that was opened,
+    listed or found by `access` costs a stat of its own."""
     rec = Recording(env=RecordingEnv(env) if env is not None else None)
-    owner, current = threading.get_ident(), threading.get_ident
+    paths, note = rec.paths, rec.note
+    owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
     saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
     saved_open = builtins.open
 
@@ -139,8 +145,13 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]
 
         def wrapper(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("dir_fd") is None and current() == owner:
-                rec.note(path, "lstat" if kwargs.get("follow_symlinks", True) is False else kind)
+            if current() != owner:
+                pass
+            elif not kwargs and type(path) is str and path[:1] == "/":
+                if (path, kind) not in paths:
+                    paths[(path, kind)] = _signature(path, kind)
+            elif kwargs.get("dir_fd") is None:
+                note(path, "lstat" if kwargs.get("follow_symlinks", True) is False else kind)
             return real(path, *args, **kwargs)
 
         return wrapper
@@ -149,28 +160,56 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]  # a stat's own result is what is noted: no second look
 
         def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("dir_fd") is not None or isinstance(path, int) or current() != owner:
+            if current() != owner:
                 return real(path, *args, **kwargs)
-            how = "lstat" if kwargs.get("follow_symlinks", True) is False else kind
+            if kwargs or args or type(path) is not str or path[:1] != "/":
+                if kwargs.get("dir_fd") is not None or isinstance(path, int):
+                    return real(path, *args, **kwargs)
+                how = "lstat" if kwargs.get("follow_symlinks", True) is False else kind
+                try:
+                    st = real(path, *args, **kwargs)
+                except (OSError, ValueError):
+                    note(path, how, missing=True)
+                    raise
+                note(path, how, st)
+                return st
+            key = (path, kind)
             try:
-                st = real(path, *args, **kwargs)
+                st = real(path)
             except (OSError, ValueError):
-                rec.note(path, how, missing=True)
+                if key not in paths:
+                    paths[key] = None
                 raise
-            rec.note(path, how, st)
+            if key not in paths:
+                paths[key] = _signature(path, kind, st)
             return st
 
         return wrapper
 
+    real_access = saved["access"]
+
+    def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        ok = real_access(path, mode, *args, **kwargs)
+        if current() != owner:
+            pass
+        elif not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
+            key = (path, "stat")
+            if key not in paths:  # F_OK fails exactly where a stat would: missing (or unreachable)
+                paths[key] = _signature(path, "stat") if ok else None
+        elif kwargs.get("dir_fd") is None:
+            note(path, "lstat" if kwargs.get("follow_symlinks", True) is False else "stat")
+        return ok
+
     def opener(file: Any, *args: Any, **kwargs: Any) -> Any:
         if current() == owner:
-            rec.note(file)
+            note(file)
         return saved_open(file, *args, **kwargs)
 
     try:
         os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")  # type: ignore[assignment]
         os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")  # type: ignore[assignment]
-        os.open, os.access, os.readlink = wrap("open", "stat"), wrap("access", "stat"), wrap("readlink", "lstat")  # type: ignore[assignment]
+        os.open, os.readlink = wrap("open", "stat"), wrap("readlink", "lstat")  # type: ignore[assignment]
+        os.access = access  # type: ignore[assignment]
         builtins.open = io.open = opener  # type: ignore[assignment]
         yield rec
     finally:

@@ -202,7 +202,10 @@ def load_yaml12(text: str, defuse: bool = False, keep_unknown_tags: bool = False
     parser loads it (aliases are shared references, nothing explodes) and each oversized value is replaced by a small
     one of the same type, so that nothing downstream can expand it.
     """
-    simple = yaml_fast.simple_mapping(text, _plain_scalar)
+    try:
+        simple = yaml_fast.simple_mapping(text, _plain_scalar, known_errors=True)
+    except yaml_fast.KnownError as exc:
+        raise YamlError(str(exc), exc.line) from None
     return simple if simple is not None else load_yaml12_full(text, defuse, keep_unknown_tags)
 
 

@@ -8,8 +8,14 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _SKILL_URL = re.compile(r"skill://[^\s)\]>`'\"]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -26,7 +32,7 @@ class Ref:
     line: int | None = None
     problem: str | None = None  # why it is broken or refused
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"link": self.link, "resolved": self.resolved, "exists": self.exists,
                 "inside_skill_dir": self.inside_skill_dir, "line": self.line, "problem": self.problem}
 
@@ -78,10 +84,10 @@ def _inside_under(path: str, folder: str, real_folder: str) -> bool:
     return True
 
 
-_MD = None
+_MD: MarkdownIt | None = None
 
 
-def _markdown():
+def _markdown() -> MarkdownIt:
     """One CommonMark parser, made on first use: links come from the document structure, so code spans and fenced
     or indented code never yield a link."""
     global _MD
@@ -123,8 +129,8 @@ def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str
         seen.add(link)
         out.append((link, line))
 
-    env: dict = {}
-    tokens: list = []
+    env: dict[str, Any] = {}  # markdown-it's own environment: it fills `references` with its dicts
+    tokens: list[Token] = []
     text, line_of = _reduce(body) if reduce else (body, list(range(body.count("\n") + 1)))
     md.block.parse(text, md, env, tokens)  # the block structure first; inline parsing only where a link can be
     for token in tokens:
@@ -248,7 +254,7 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1) -> list[Ref
             if not r.link.startswith("skill://") and not r.exists]
 
 
-def references(body: str, skill_dir: str, body_line: int = 1, resolve_url=None,
+def references(body: str, skill_dir: str, body_line: int = 1, resolve_url: Callable[[str], str] | None = None,
                only: set[str] | None = None) -> list[Ref]:
     """Every link of the body, resolved. `resolve_url(url) -> path` (raising ValueError) handles skill:// URLs."""
     refs = []

@@ -30,12 +30,15 @@ def _tree(root: Path) -> tuple[Path, Path]:
 def _compute_for(home: Path, project: Path):
     def compute(env) -> str:
         opts = Options(cwd=str(project), home=str(home), managed_dir=str(home.parent / "managed"), env=env)
-        return json.dumps(discover(opts).to_json(include_all=True), sort_keys=True)
+        catalog = discover(opts)
+        return json.dumps({"catalog": catalog.to_json(include_all=True), "plugins": [p.to_json() for p in catalog.plugins]},
+                          sort_keys=True)
 
     return compute
 
 
-OPS = ("add", "edit-same-size", "edit", "rename", "delete", "link", "settings", "create-missing", "env", "nothing")
+OPS = ("add", "edit-same-size", "edit", "rename", "delete", "link", "settings", "create-missing", "env", "manifest",
+       "nothing")
 
 
 def _apply(op: str, n: int, home: Path, project: Path, env: dict[str, str]) -> None:
@@ -62,6 +65,13 @@ def _apply(op: str, n: int, home: Path, project: Path, env: dict[str, str]) -> N
         (project / ".claude" / "settings.json").write_text(json.dumps({"skillOverrides": {"gamma": ["off", "on"][n % 2]}}))
     elif op == "create-missing" and target and not (target / "SKILL.md").exists():
         (target / "SKILL.md").write_text("---\ndescription: back\n---\n")
+    elif op == "manifest" and target:  # the folder becomes a skills-dir plugin (found by os.access), or stops being one
+        manifest = target / ".claude-plugin" / "plugin.json"
+        if manifest.exists():
+            manifest.unlink()
+        else:
+            manifest.parent.mkdir(exist_ok=True)
+            manifest.write_text(json.dumps({"name": target.name}))
     elif op == "env":
         env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(100 + n)
         env["CLAUDE_CODE_DISABLE_POLICY_SKILLS"] = "1" if n % 2 else ""
@@ -137,6 +147,23 @@ def test_recording_restores_os(tmp_path: Path) -> None:
     assert (os.stat, os.lstat, os.scandir, os.open, open) == before
     assert rec.paths[(str(tmp_path / "missing"), "stat")] is None
     assert rec.env.seen == {"A": "1", "B": None}
+
+
+def test_a_manifest_that_appears_is_seen(tmp_path: Path) -> None:
+    """A path found missing through os.access (the skills-dir plugin check) is noted missing, so a manifest that
+    appears later changes the answer."""
+    home, project = _tree(tmp_path)
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    compute = _compute_for(home, project)
+    first = cache.cached_answer("k", env, compute)
+    manifest = home / ".claude" / "skills" / "alpha" / ".claude-plugin" / "plugin.json"
+    with cache.recording(env) as rec:
+        compute(env)
+    assert rec.paths[(str(manifest), "stat")] is None
+    manifest.parent.mkdir()
+    manifest.write_text('{"name": "alpha"}')
+    again = cache.cached_answer("k", env, compute)
+    assert again == compute(env) and again != first and "alpha@skills-dir" in again
 
 
 def test_list_json_through_the_command_line(tmp_path: Path, capsys, monkeypatch) -> None:

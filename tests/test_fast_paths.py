@@ -13,12 +13,15 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_frontmatter import _same
+from test_frontmatter import KEYS, VALUE, _same
 from treelib import Link, build, md
 
 from skilltui import doctor, preview, yaml_fast
 from skilltui.frontmatter import (
     FileFrontmatter,
+    YamlError,
+    _claude_retry_block,
+    _claude_split,
     _plain_scalar,
     _plain_scalar_full,
     claude_body,
@@ -89,6 +92,69 @@ def test_escaped_double_quotes_need_no_full_parse():
     assert yaml_fast.simple_mapping(block, _plain_scalar) == want
     fm = parse_claude("---\n" + block + "---\nBody\n")
     assert fm.status == "ok" and fm.data["description"] == 'Say "deploy" to ship \\ now.'
+
+
+# ---------------------------------------------------------------- YAML: an unquoted `: ` read without PyYAML
+def _check_known_error(text: str) -> bool:
+    """What the fast path says of `text` with known_errors is what the full parser says; True when it raised."""
+    try:
+        fast = yaml_fast.simple_mapping(text, _plain_scalar, known_errors=True)
+    except yaml_fast.KnownError as known:
+        try:
+            load_yaml12_full(text, True, True)
+        except YamlError as err:
+            assert (str(err), err.line) == (str(known), known.line), text
+            return True
+        raise AssertionError(f"the fast path found an error the parser does not: {text!r}") from None
+    if fast is not None:
+        assert _same(fast, load_yaml12_full(text, True, True)), text
+    return False
+
+
+COLON_VALUE = st.tuples(st.text(alphabet="ab :#-'\"[]{},&*!|>%@`?é\u00a0", max_size=8),
+                        st.sampled_from([": ", " : ", ":: ", ": #", " #: ", "#: "]),
+                        st.text(alphabet="ab :#-'\"[]é", max_size=8)).map(lambda t: " " + "".join(t))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(KEYS, st.one_of(VALUE, COLON_VALUE)), min_size=1, max_size=5), st.booleans())
+def test_known_errors_are_the_full_parsers(pairs, final_newline):
+    _check_known_error("\n".join(f"{k}:{v}" for k, v in pairs) + ("\n" if final_newline else ""))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(KEYS, VALUE), max_size=3), st.sampled_from(["name", "description", "x_y"]), COLON_VALUE,
+       st.lists(st.tuples(KEYS, st.one_of(VALUE, COLON_VALUE)), max_size=2))
+def test_an_unquoted_colon_after_any_lines(before, key, value, after):
+    """The line with the `: ` comes after other lines, read or not, and before anything."""
+    _check_known_error("\n".join(f"{k}:{v}" for k, v in [*before, (key, value), *after]) + "\n")
+
+
+def test_an_unquoted_colon_needs_no_pyyaml():
+    block = "name: a\ndescription: Deploys things: use it for releases.\nlicense: MIT\n"
+    with pytest.raises(yaml_fast.KnownError) as known:
+        yaml_fast.simple_mapping(block, _plain_scalar, known_errors=True)
+    assert known.value.line == 1 and _check_known_error(block)
+    assert yaml_fast.simple_mapping(block, _plain_scalar) is None  # without known_errors: the caller decides
+    fm = parse_claude("---\n" + block + "---\nBody\n")
+    assert (fm.status, fm.error, fm.error_line) == ("retried", yaml_fast.MAPPING_VALUE_ERROR, 3)
+    assert fm.data == {"name": "a", "description": "Deploys things: use it for releases.", "license": "MIT"}
+
+
+def test_known_errors_agree_on_every_corpus_frontmatter(corpus_tree):
+    raised = 0
+    for path in sorted(corpus_tree.rglob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
+        split = _claude_split(text)
+        if split is None:
+            continue
+        block = text[split[0] : split[1]]
+        if _check_known_error(block):
+            raised += 1
+            _check_known_error(_claude_retry_block(block))
+    assert raised >= 20  # the corpus holds 29 SKILL.md files with an unquoted `: ` (STATS.md)
 
 
 # ---------------------------------------------------------------- claude: first body line, the cap check

@@ -63,16 +63,16 @@ def test_recorded_case(name: str, tmp_path: Path) -> None:
         return
     assert not catalog.extra.get("fatal")
     on = catalog.settings.skills_enabled()[0]
-    if "error" not in listing:  # (the oracle cannot parse `skills list` when descriptions wrap: `many`)
-        ours = sorted((s.name, ph(s.description), ph(s.path), s.status == LISTED) for s in catalog.skills
-                      if on and s.status in (LISTED, DISABLED))
-        theirs = sorted((s["name"], s["description"], s["path"], s["enabled"]) for s in listing["skills"])
-        assert ours == theirs
-        conflicts = sorted(ph(s.reason) for s in catalog.skills if on and s.status == SHADOWED)
-        assert conflicts == sorted(w for w in listing["warnings"]
-                                   if w.startswith("Skill conflict") or "overriding the built-in" in w)
-        skipped = sorted(ph(d.message) for d in catalog.diagnostics if d.code == "gemini-extension-skipped")
-        assert skipped == sorted(w for w in listing["warnings"] if w.startswith("Warning: Skipping extension"))
+    assert "error" not in listing, listing  # every recording but the refusals above is a real `skills list`
+    ours = sorted((s.name, ph(s.description), ph(s.path), s.status == LISTED) for s in catalog.skills
+                  if on and s.status in (LISTED, DISABLED))
+    theirs = sorted((s["name"], s["description"], s["path"], s["enabled"]) for s in listing["skills"])
+    assert ours == theirs
+    conflicts = sorted(ph(s.reason) for s in catalog.skills if on and s.status == SHADOWED)
+    assert conflicts == sorted(w for w in listing["warnings"]
+                               if w.startswith("Skill conflict") or "overriding the built-in" in w)
+    skipped = sorted(ph(d.message) for d in catalog.diagnostics if d.code == "gemini-extension-skipped")
+    assert skipped == sorted(w for w in listing["warnings"] if w.startswith("Warning: Skipping extension"))
     prompt = expected.get("prompt")
     if prompt is not None:
         wording = "gemini-2.5" if meta["args"][-1:] == ["gemini-2.5-pro"] else "default"

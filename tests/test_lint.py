@@ -48,20 +48,6 @@ MYPY_STRICT_PENDING = {
     # -- cold
     "skilltui/runtimes/claude/discovery.py", "skilltui/cache.py", "skilltui/yaml_fast.py", "skilltui/frontmatter.py",
     "skilltui/text.py", "skilltui/fsio.py",
-    # -- types
-    "skilltui/budget.py",
-    "skilltui/refs.py",
-    "skilltui/runtimes/claude/__init__.py",
-    "skilltui/runtimes/claude/listing.py",
-    "skilltui/runtimes/claude/touch.py",
-    "skilltui/runtimes/gemini/__init__.py",
-    "skilltui/runtimes/gemini/discovery.py",
-    "skilltui/runtimes/gemini/frontmatter.py",
-    "skilltui/runtimes/omp/__init__.py",
-    "skilltui/runtimes/omp/discovery.py",
-    "skilltui/runtimes/omp/plugins.py",
-    "skilltui/runtimes/omp/settings.py",
-    "skilltui/runtimes/omp/text.py",
 }
 
 

@@ -179,7 +179,7 @@ def test_golden_skill_urls(shared_dir, tmp_path):
     assert omp.resolve_url(cat, "skill://agents-proj/references/tables.md") == str(link / "references/tables.md")
     assert omp.resolve_url(cat, "skill://agents-proj") == str(link / "SKILL.md")
     info = omp.resolve_url_info(cat, "skill://agents-proj/references/tables.md")
-    assert info["content_type"] == "text/markdown" and info["kind"] == "file"
+    assert info.content_type == "text/markdown" and info.kind == "file"
     with pytest.raises(omp.SkillUrlError) as err:
         omp.resolve_url(cat, "skill://agents-proj/..%2Foutside.txt")
     assert str(err.value) == "Path traversal (..) is not allowed in skill:// URLs"
@@ -791,9 +791,9 @@ def test_skill_urls(box):
     assert omp.resolve_url(cat, "skill://s/refs/./a.md") == str(skill_dir / "refs/a.md")
     assert omp.resolve_url(cat, "skill://s/x/../notes.txt?q=1#frag") == str(skill_dir / "notes.txt")
     assert omp.resolve_url(cat, "skill://s/inside") == str(skill_dir / "inside")
-    assert omp.resolve_url_info(cat, "skill://s/data.json")["content_type"] == "application/json"
-    assert omp.resolve_url_info(cat, "skill://s/notes.txt")["content_type"] == "text/plain"
-    assert omp.resolve_url_info(cat, "skill://s/refs")["kind"] == "directory"
+    assert omp.resolve_url_info(cat, "skill://s/data.json").content_type == "application/json"
+    assert omp.resolve_url_info(cat, "skill://s/notes.txt").content_type == "text/plain"
+    assert omp.resolve_url_info(cat, "skill://s/refs").kind == "directory"
     cases = {
         "skill://s//etc/passwd": "Absolute paths are not allowed in skill:// URLs",
         "skill://s/%2Fetc%2Fpasswd": "Absolute paths are not allowed in skill:// URLs",

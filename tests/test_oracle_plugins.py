@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from plugintrees import GIT, prepare
 
 from skilltui import budget, cli
 from skilltui.model import Options
@@ -22,7 +22,6 @@ from skilltui.runtimes import discover
 from skilltui.runtimes.claude import plugins as plugin_mod
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "claude-plugins"
-GIT = shutil.which("git")
 
 
 def _runs(kind: str) -> list:
@@ -33,27 +32,6 @@ def _runs(kind: str) -> list:
             if run["cmd"][0] == kind:
                 out.append(pytest.param(case_file.parent, case, run, id=f"{case_file.parent.name}:{run['id']}"))
     return out
-
-
-def _prepare(folder: Path, case: dict, run: dict, dest: Path) -> Path:
-    """A fresh copy of the tree with $TREE filled in and the git work trees made, as record.py does."""
-    tree = dest / "tree"
-    shutil.copytree(folder / "tree", tree, symlinks=True)
-    for rel, content in run.get("extra_files", {}).items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(content)
-    for p in tree.rglob("*"):
-        if p.is_file() and not p.is_symlink() and b"$TREE" in p.read_bytes():
-            p.write_bytes(p.read_bytes().replace(b"$TREE", str(tree).encode()))
-    for root in case.get("git_roots", []):
-        (tree / root).mkdir(parents=True, exist_ok=True)
-        if GIT:
-            subprocess.run([GIT, "init", "-q", str(tree / root)], check=True, timeout=60,
-                           env={"PATH": os.environ.get("PATH", ""), "HOME": str(tree / case["home"])})
-        else:
-            (tree / root / ".git").mkdir()
-    (tree / run.get("cwd", case["cwd"])).mkdir(parents=True, exist_ok=True)
-    return tree
 
 
 def _args(run: dict, tree: Path) -> list[str]:
@@ -84,7 +62,7 @@ def _skills_dir_plugins(tree: Path, case: dict) -> list[str]:
 # ---------------------------------------------------------------- the listing: which record loads, order, causes
 @pytest.mark.parametrize("folder, case, run", _runs("claude-listing"))
 def test_listing(folder, case, run, tmp_path):
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     want = _expected(folder, run, tree)
     assert want["over_budget"] is None  # the fixtures stay under the budget, so every entry is compared in full
     rows = [e for e in want["entries"] if not e["shipped"]]
@@ -115,7 +93,7 @@ def _comparable(row: dict) -> dict:
 
 @pytest.mark.parametrize("folder, case, run", [p for p in _runs("claude-plugin-list") if "--text" not in p.values[2]["cmd"]])
 def test_plugin_list_rows(folder, case, run, tmp_path):
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     recorded = _expected(folder, run, tree)
     here = {f"{n}@skills-dir": i for i, n in enumerate(_skills_dir_plugins(tree, case))}
     sd = sorted((r for r in recorded if r["id"] in here), key=lambda r: here[r["id"]])  # folder order, as test_listing
@@ -138,7 +116,7 @@ def test_plugin_list_causes_are_typed(tmp_path):
     folder = HERE / "delisted"
     case = json.loads((folder / "case.json").read_text())
     run = case["runs"][0]
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     catalog = discover(_options(case, run, tree))
     blocked = {p.id: p.blocked for p in catalog.plugins if p.kind == "marketplace"}
     assert blocked == {"bad2@mkt": "not-enabled", "t@dmkt": "not-in-marketplace", "u@dmkt": None,
@@ -157,7 +135,7 @@ def test_one_plugin_per_id_with_its_records(tmp_path):
     folder = HERE / "records"
     case = json.loads((folder / "case.json").read_text())
     run = next(r for r in case["runs"] if r["id"] == "listing-sub")
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     catalog = discover(_options(case, run, tree))
     ids = [p.id for p in catalog.plugins]
     assert len(ids) == len(set(ids))
@@ -177,7 +155,7 @@ def _files(tree: Path) -> dict[str, bytes]:
 def test_enable_disable(folder, case, run, tmp_path, monkeypatch, capsys):
     if run.get("capture") and not GIT:
         pytest.skip("git is not installed: the git ignore rule asks git")
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     opts = _options(case, run, tree)
     want = _expected(folder, run, tree)
     monkeypatch.setattr("os.environ", opts.env)
@@ -234,7 +212,7 @@ def test_skill_set_local_adds_the_git_ignore_rule(tmp_path, monkeypatch, capsys)
 @pytest.mark.parametrize("folder, case, run", [p for p in _runs("claude-plugin-list") if "--text" in p.values[2]["cmd"]])
 def test_plugin_list_text_status(folder, case, run, tmp_path):
     """`claude plugin list` (text): each installed plugin's Status line agrees with skilltui's row and cause."""
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     text = (folder / f"expected-{run['id']}.txt").read_text().replace("$TREE", str(tree))
     status = {}
     for block in text.split("\n\n"):
@@ -265,7 +243,7 @@ def test_preview_names_the_git_ignore_file_without_writing(tmp_path):
     folder = HERE / "gitignore"
     case = json.loads((folder / "case.json").read_text())
     run = next(r for r in case["runs"] if r["id"] == "local-xdg")
-    tree = _prepare(folder, case, run, tmp_path)
+    tree = prepare(folder, case, run, tmp_path)
     catalog = discover(_options(case, run, tree))
     planned = toggle.preview(toggle.plan_plugin(catalog, "s@mkt", True, "local"))
     assert planned.gitignore_planned == str(tree / "xdg/git/ignore") and not (tree / "xdg").exists()

@@ -79,6 +79,7 @@ CASES = [
     ("plugins", ["plugins"]),
     ("budget", ["budget"]), ("budget", ["budget", "--budget", "3000"]), ("budget", ["budget", "--model", "claude-opus-4-7"]),
     ("prompt", ["--runtime", "codex", "budget"]), ("prompt", ["--runtime", "omp", "budget"]),
+    ("prompt", ["--runtime", "gemini", "budget"]), ("prompt", ["--runtime", "codex", "budget", "--context-window", "5000"]),
     ("doctor", ["doctor"]), ("doctor", ["--runtime", "all", "doctor"]),
     ("touch", ["touch", "project/services/web/src/api/users.py"]),
     ("toggle", ["plugin", "disable", "formatter@demo-market"]), ("toggle", ["plugin", "enable", "linter"]),
@@ -104,6 +105,42 @@ def test_the_validator_catches_an_undocumented_key(demo, capsys):
     data = output(capsys, "list")
     data["skills"][0]["file_id"] = [1, 2]
     assert any("file_id" in e for e in errors(data, schema("list")))
+
+
+@pytest.mark.parametrize("name,argv,where", [
+    ("plugins", ["plugins"], lambda d: d[0]), ("plugins", ["plugins"], lambda d: d[0]["records"][0]),
+    ("toggle", ["skill", "set", "commit-helper", "name-only"], lambda d: d),
+    ("toggle", ["skill", "set", "commit-helper", "name-only"], lambda d: d["gitignore"]),
+    ("prompt", ["--runtime", "codex", "budget"], lambda d: d), ("prompt", ["--runtime", "codex", "budget"], lambda d: d["model"]),
+    ("prompt", ["--runtime", "gemini", "budget"], lambda d: d["entries"][0]),
+], ids=["plugin row", "install record", "toggle", "toggle gitignore", "codex prompt", "codex model", "gemini entry"])
+def test_the_loosened_schemas_are_tight_again(demo, capsys, name, argv, where):
+    """plugins, toggle and prompt once took any extra key: each object now refuses one it does not document."""
+    data = output(capsys, *argv)
+    assert errors(data, schema(name)) == []
+    where(data)["internal_extra"] = 1
+    assert any("internal_extra" in e for e in errors(data, schema(name)))
+
+
+def test_plugin_rows_document_why_and_records(demo, capsys):
+    output(capsys, "plugin", "disable", "formatter@demo-market")
+    rows = {r["id"]: r for r in output(capsys, "plugins")}
+    assert errors(list(rows.values()), schema("plugins")) == []
+    assert (rows["formatter@demo-market"]["loads"], rows["formatter@demo-market"]["blocked"]) == (False, "not-enabled")
+    assert (rows["linter@demo-market"]["loads"], rows["linter@demo-market"]["blocked"]) == (True, None)
+    assert [r["scope"] for r in rows["linter@demo-market"]["records"]] == ["user"]  # its installed_plugins.json entry
+
+
+def test_toggle_through_a_link_names_the_real_file(demo, capsys):
+    project = Path(os.environ["SKILLTUI_DEMO_DIR"]) / "project" / ".claude"
+    real = project / "settings.real.json"
+    real.write_text("{}\n")
+    local = project / "settings.local.json"
+    local.unlink(missing_ok=True)
+    local.symlink_to(real.name)
+    data = output(capsys, "skill", "set", "commit-helper", "name-only")
+    assert data["realFile"] == str(real) and data["file"] == str(local)
+    assert errors(data, schema("toggle")) == []
 
 
 def test_every_schema_is_documented_and_shipped():

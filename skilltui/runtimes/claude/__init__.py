@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skilltui.model import Catalog, Options
 from skilltui.runtimes import ModelPreset
+
+if TYPE_CHECKING:
+    from skilltui.budget import BudgetView
 
 
 class _Claude:
@@ -22,7 +27,7 @@ class _Claude:
 
         return discover(opts)
 
-    def prompt(self, catalog: Catalog, context_window: int | None = None):
+    def prompt(self, catalog: Catalog, context_window: int | None = None) -> BudgetView:
         from skilltui import budget
 
         return budget.claude_prompt(catalog, context_window)

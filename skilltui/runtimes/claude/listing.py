@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from skilltui import fsio
 from skilltui.model import Skill
@@ -112,10 +112,13 @@ def _positive_int(value: str | None) -> int | None:
     return number or None
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return value
+
+
+BudgetSource = Literal["flag", "env", "formula"]
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class BudgetParams:
     context_window: int
     chars_per_token: float
     fraction: float
-    source: str  # flag | env | formula: what decided `budget`
+    source: BudgetSource  # what decided `budget`
 
 
 def resolve_budget(
@@ -135,7 +138,7 @@ def resolve_budget(
     chars_per_token: float | None = None,
     fraction: float | None = None,
     budget: int | None = None,
-    settings_fraction: float | None = None,
+    settings_fraction: object = None,  # the raw setting: anything but a finite number is ignored
 ) -> BudgetParams:
     """cli.md `budget` precedence: `--budget`, then SLASH_COMMAND_TOOL_CHAR_BUDGET, then `max(1, floor(W × C × F))`.
     W, C and F are reported whichever way the budget was decided."""
@@ -162,13 +165,19 @@ def resolve_budget(
 def usage_score(count: float, last_used_ms: float, now_ms: float) -> float:
     """`usageCount × max(0.5^(days/7), 0.1)`, days fractional."""
     days = (now_ms - last_used_ms) / DAY_MS
-    return count * max(0.5 ** (days / 7), 0.1)
+    decay: float = 0.5 ** (days / 7)
+    return count * max(decay, 0.1)
 
 
 USAGE_CAP = 64 * 1024 * 1024  # bytes of ~/.claude.json read for skillUsage (it grows with project history)
 
 
-def load_usage(path: str) -> dict[str, dict[str, Any]]:
+# `skillUsage` of ~/.claude.json as read: {skill name: {"usageCount": n, "lastUsedAt": ms}}; each record is checked
+# where it is scored, so a malformed one scores 0 instead of failing the listing.
+Usage = Mapping[str, object]
+
+
+def load_usage(path: str) -> dict[str, dict[str, object]]:
     """`skillUsage` of a global config (`~/.claude.json`); a missing or broken file gives {} and never raises."""
     try:  # through fsio: a FIFO or /dev/zero in its place neither blocks nor reads without end
         got = fsio.read_capped_bytes(path, USAGE_CAP)
@@ -183,7 +192,7 @@ def load_usage(path: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in usage.items() if isinstance(v, dict)}
 
 
-def _score_of(name: str, usage: Mapping[str, Any] | None, now_ms: float) -> float:
+def _score_of(name: str, usage: Usage | None, now_ms: float) -> float:
     record = usage.get(name) if usage else None
     if not isinstance(record, Mapping):
         return 0.0
@@ -236,7 +245,7 @@ class Prepared:
     flexible_order: tuple[int, ...]  # indices of flexible entries, by usage score, stable
 
 
-def _prepare_entry(skill: Skill, version: str, cap: int, usage, now_ms: float) -> PreparedEntry:
+def _prepare_entry(skill: Skill, version: str, cap: int, usage: Usage | None, now_ms: float) -> PreparedEntry:
     name = skill.name
     score = _score_of(name, usage, now_ms)
     shipped = bool(skill.extra.get("shipped"))
@@ -261,7 +270,7 @@ def _prepare_entry(skill: Skill, version: str, cap: int, usage, now_ms: float) -
 def prepare(
     skills: Sequence[Skill],
     *,
-    usage: Mapping[str, Any] | None = None,
+    usage: Usage | None = None,
     now_ms: float | None = None,
     version: str = DEFAULT_VERSION,
     max_desc_chars: int | None = None,
@@ -282,7 +291,11 @@ def prepare(
 
 # --- the listing -----------------------------------------------------------------------------------------------------
 
-FULL, NAME_ONLY, FIXED = "full", "name-only", "fixed"
+EntryState = Literal["full", "name-only", "fixed"]  # cli.md
+Shown = Literal["full", "name-only"]
+FULL: Final = "full"
+NAME_ONLY: Final = "name-only"
+FIXED: Final = "fixed"
 
 
 @dataclass(slots=True)
@@ -290,15 +303,15 @@ class ListingEntry:
     name: str
     label: str
     source: str
-    state: str  # full | name-only | fixed (cli.md)
-    shown: str  # what the row is: full | name-only (a forced row is name-only)
+    state: EntryState
+    shown: Shown  # what the row is (a forced row is name-only)
     full_width: int
     name_only_width: int
     score: float
     row: str | None  # the row as output; None for a shipped full row (text not carried)
     shipped: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name, "label": self.label, "source": self.source, "state": self.state, "shown": self.shown,
             "full_width": self.full_width, "name_only_width": self.name_only_width,
@@ -338,8 +351,8 @@ class Listing:
     def entries(self) -> list[ListingEntry]:
         out = []
         for e, full in zip(self.prepared.entries, self.kept):
-            state = FIXED if e.fixed else (FULL if full else NAME_ONLY)
-            shown = NAME_ONLY if e.forced or not full else FULL
+            state: EntryState = FIXED if e.fixed else (FULL if full else NAME_ONLY)
+            shown: Shown = NAME_ONLY if e.forced or not full else FULL
             row = e.full_row if full else e.name_row
             out.append(ListingEntry(e.name, e.label, e.source, state, shown, e.full_width, e.name_only_width,
                                     e.score, row, e.shipped))  # fmt: skip
@@ -380,7 +393,7 @@ class Listing:
             rows.append(row)
         return PROMPT_HEAD + "\n".join(rows) + PROMPT_TAIL
 
-    def to_json(self, params: BudgetParams | None = None) -> dict[str, Any]:
+    def to_json(self, params: BudgetParams | None = None) -> dict[str, object]:
         """cli.md `budget --json`; W, C and F come from the caller's `BudgetParams` (null without one)."""
         return {
             "budget": self.budget,
@@ -421,7 +434,7 @@ def simulate(
     skills: Sequence[Skill],
     budget: int,
     *,
-    usage: Mapping[str, Any] | None = None,
+    usage: Usage | None = None,
     now_ms: float | None = None,
     version: str = DEFAULT_VERSION,
     max_desc_chars: int | None = None,

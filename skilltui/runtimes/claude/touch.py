@@ -169,9 +169,9 @@ def first_match(patterns: Iterable[str], rel: str) -> str | None:
 
 # ---------------------------------------------------------------- git-ignored folders
 
-def _ignore_specs(git_root: str, upto: str) -> list[tuple[str, pathspec.PathSpec]]:
+def _ignore_specs(git_root: str, upto: str) -> list[tuple[str, pathspec.PathSpec[GitIgnoreBasicPattern]]]:
     """(folder, spec) of .git/info/exclude and each .gitignore from the git root down to `upto`, outermost first."""
-    specs: list[tuple[str, pathspec.PathSpec]] = []
+    specs: list[tuple[str, pathspec.PathSpec[GitIgnoreBasicPattern]]] = []
     chain = [git_root]
     rel = os.path.relpath(upto, git_root)
     if rel != ".":

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from skilltui.model import Catalog, Options
+from typing import TYPE_CHECKING
+
+from skilltui.model import Catalog, Diagnostic, Options
+
+if TYPE_CHECKING:
+    from skilltui.runtimes import ModelPreset
+    from skilltui.runtimes.gemini.prompt import GeminiPrompt
+    from skilltui.runtimes.gemini.toggle import GeminiToggle
 
 
 class _Gemini:
@@ -10,19 +17,19 @@ class _Gemini:
     label = "Gemini CLI"
     version = "0.61.0"
     has_budget = False  # every enabled skill is sent in full
-    presets = ()  # no budget: no model changes the prompt's skills
+    presets: tuple[ModelPreset, ...] = ()  # no budget: no model changes the prompt's skills
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.gemini.discovery import discover
 
         return discover(opts)
 
-    def prompt(self, catalog: Catalog, context_window: int | None = None):
+    def prompt(self, catalog: Catalog, context_window: int | None = None) -> GeminiPrompt:
         from skilltui.runtimes.gemini.prompt import GeminiPrompt
 
         return GeminiPrompt(catalog)
 
-    def findings(self, catalog: Catalog) -> list:
+    def findings(self, catalog: Catalog) -> list[Diagnostic]:
         """Doctor findings beyond the catalog's own diagnostics (skilltui/checks/gemini.py)."""
         from skilltui.checks.gemini import findings
 
@@ -34,14 +41,14 @@ class _Gemini:
 
         return GeminiPrompt(catalog).entries()
 
-    def plan_skill_toggle(self, catalog: Catalog, action: str, name: str, scope: str | None = None):
+    def plan_skill_toggle(self, catalog: Catalog, action: str, name: str, scope: str | None = None) -> GeminiToggle:
         """Enable or disable one skill as Gemini CLI writes `skills.disabled`; nothing is written until applied."""
         from skilltui.runtimes.gemini import toggle
 
         return toggle.plan(catalog, "enable" if action == "enable" else "disable", name,
                            "user" if scope == "user" else "workspace" if scope == "workspace" else None)
 
-    def apply_skill_toggle(self, planned):
+    def apply_skill_toggle(self, planned: GeminiToggle) -> GeminiToggle:
         from skilltui.runtimes.gemini import toggle
 
         return toggle.apply(planned)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from typing import Literal
 
 from skilltui.frontmatter import read_text
 from skilltui.model import (
@@ -18,6 +19,7 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Severity,
     Skill,
 )
 from skilltui.runtimes.gemini import builtin
@@ -30,9 +32,12 @@ SKILL_FILE = "SKILL.md"
 IGNORED_DIRS = ("node_modules",)
 
 
+Tier = Literal["builtin", "extension", "user", "workspace"]
+
+
 @dataclass
 class Root:
-    tier: str  # builtin | extension | user | workspace
+    tier: Tier
     path: str
     alias: bool = False  # the `.agents` spelling, read second within its tier
     extension: str | None = None
@@ -40,7 +45,7 @@ class Root:
     why_not: str | None = None
 
 
-def _diag(severity: str, code: str, path: str | None, message: str, fix: str | None = None) -> Diagnostic:
+def _diag(severity: Severity, code: str, path: str | None, message: str, fix: str | None = None) -> Diagnostic:
     return Diagnostic(severity, code, path, message, fix=fix, runtime=NAME)
 
 

@@ -7,6 +7,7 @@ The character classes are JavaScript's, not Python's: `\\s`, `.` and `trim()` di
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -106,20 +107,21 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^<<$"), ["
 _Loader.add_implicit_resolver("!gemini-plain", re.compile(r"^(?:[-+0-9.~nNtTfF].*)?$", re.S), list("-+0123456789.~nNtTfF") + [""])
 
 
-def _construct_plain(loader: _Loader, node: yaml.ScalarNode):
+def _construct_plain(loader: _Loader, node: yaml.ScalarNode) -> str | _NotString:
     value = loader.construct_scalar(node)
     kind = _plain_kind(value)
     return _NotString(kind) if kind else value
 
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False):
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict[str, object]:
     loader.flatten_mapping(node)
-    out = {}
-    seen = set()
+    out: dict[str, object] = {}
+    seen: set[str] = set()
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         # js-yaml turns keys into strings, so `1:` and `"1":` are the same key
-        marker = key if isinstance(key, str) else key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key)
+        marker = key if isinstance(key, str) else str(key_node.value) if isinstance(key_node, yaml.ScalarNode) \
+            else repr(key)
         if marker in seen:
             raise yaml.constructor.ConstructorError(None, None, "duplicated mapping key", key_node.start_mark)
         seen.add(marker)
@@ -129,7 +131,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 
 _Loader.add_constructor("!gemini-plain", _construct_plain)
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-def _explicit(kind: str):
+def _explicit(kind: str) -> Callable[[_Loader, yaml.Node], _NotString]:
     return lambda loader, node: _NotString(kind)
 
 
@@ -137,7 +139,9 @@ for _kind in ("int", "float", "bool", "null", "timestamp"):  # explicit `!!int` 
     _Loader.add_constructor(f"tag:yaml.org,2002:{_kind}", _explicit(_kind))
 
 
-def _load_yaml(block: str):
+def _load_yaml(block: str) -> object:
+    """The block's value as js-yaml types it, or the exception that stopped the load (a value, so the caller can
+    say why the line reader took over)."""
     try:
         # The regex leaves the block's last line break out; js-yaml still ends a `|`/`>` scalar with one, PyYAML
         # only when the text has it.
@@ -202,7 +206,7 @@ def parse(text: str) -> GeminiFrontmatter:
     return out
 
 
-def _why_not_yaml(parsed) -> str:
+def _why_not_yaml(parsed: object) -> str:
     if isinstance(parsed, Exception):
         first = str(parsed).splitlines()
         return f"YAML error: {first[0] if first else parsed.__class__.__name__}"

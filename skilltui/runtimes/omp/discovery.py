@@ -3,13 +3,13 @@
 Public API:
     NAME, VERSION, VERSIONS
     discover(opts) -> Catalog                 every SKILL.md found, its fate, omp's own JSON in catalog.extra
-    skill_list_json(catalog) -> dict          exactly what `omp skill list --json` prints (§9)
+    skill_list_json(catalog) -> SkillListJson exactly what `omp skill list --json` prints (§9)
     skill_list_text(catalog) -> (stdout, stderr)
     prompt_entries(catalog) -> [(name, description as the model sees it)]
     system_prompt(catalog, ...) -> str        the skills section of the system prompt (§7)
     render_system_prompt(entries, rules, ...) -> str   the same, from plain (name, description) pairs
     resolve_url(catalog, url) -> str         `skill://name/relpath` → a path, or SkillUrlError with omp's text (§8)
-    resolve_url_info(catalog, url) -> dict   path, kind (file|directory), content_type
+    resolve_url_info(catalog, url) -> UrlTarget   path, kind (file|directory), content_type
 
 Discovery never writes and never raises on bad input: unreadable folders, loops, dangling links, binary files and
 broken settings become diagnostics and dimmed rows.
@@ -22,8 +22,8 @@ import os
 import posixpath
 import re
 import stat as stat_mod
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal, TypedDict
 from urllib.parse import unquote_to_bytes
 
 from skilltui import refs
@@ -81,6 +81,26 @@ NOT_MODELLED = ("agent-plugins",)  # agent-plugins.org packages: not read by ski
 REQUIRES_DESCRIPTION = {"native", "github", "omp-plugins", "omp-managed", "custom"}
 
 
+# ---------------------------------------------------------------- omp's own JSON (`omp skill list --json`, §9)
+class OmpSkill(TypedDict):
+    name: str
+    description: str
+    filePath: str
+    baseDir: str
+    source: str
+    hide: bool
+
+
+class OmpWarning(TypedDict):
+    skillPath: str
+    message: str
+
+
+class SkillListJson(TypedDict):
+    skills: list[OmpSkill]
+    warnings: list[OmpWarning]
+
+
 # ---------------------------------------------------------------- candidates
 @dataclass
 class _Cand:
@@ -101,7 +121,11 @@ class _Cand:
     realpath: str | None = None
     description: str = ""
     hide: bool = False
-    extra: dict = field(default_factory=dict)
+    package: str | None = None  # a skillshare skill's `@scope/name@version`
+    # why a shadowed candidate lost, when it is not the plain first-name-wins rule
+    duplicate_file: bool = False  # its real file was already loaded under another path
+    replaced_by_custom: bool = False  # omp 18: a custom-directory skill of the same name replaced it
+    collision: bool = False  # a custom-directory skill whose name was taken (omp warns)
 
     @property
     def source(self) -> str:
@@ -219,9 +243,10 @@ class _Ctx:
     def warn(self, provider: str, message: str) -> None:
         self.provider_warnings.setdefault(provider, []).append(message)
 
-    def new_row(self, **kw) -> _Cand:
+    def new_row(self, name: str, path: str, io_path: str, root: str, provider: str, level: str, *,
+                fm: Frontmatter | None = None, plugin: str | None = None, plugin_root: str | None = None) -> _Cand:
         self.seq += 1
-        cand = _Cand(seq=self.seq, **kw)
+        cand = _Cand(name, path, io_path, root, provider, level, self.seq, fm, plugin=plugin, plugin_root=plugin_root)
         self.rows.append(cand)
         return cand
 
@@ -314,11 +339,13 @@ def _nested(ctx: _Ctx, folder: str, depth: int) -> None:
 def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, level: str, require_desc: bool,
           plugin: plug.PluginRoot | None, name_prefix: str, contain_root: str | None = None) -> _Cand | None:
     io_path = ctx.io(skill_path)
-    base = dict(path=skill_path, io_path=io_path, root=root, provider=provider, level=level,
-                plugin=plugin.id if plugin else None, plugin_root=plugin.path if plugin else contain_root)
+
+    def new_row(name: str, fm: Frontmatter | None = None) -> _Cand:
+        return ctx.new_row(name, skill_path, io_path, root, provider, level, fm=fm,
+                           plugin=plugin.id if plugin else None, plugin_root=plugin.path if plugin else contain_root)
 
     def invalid(reason: str, code: str, severity: Severity = "warning", status: StatusValue = INVALID) -> _Cand:
-        cand = ctx.new_row(name=name_prefix + folder, **base)
+        cand = new_row(name_prefix + folder)
         cand.status, cand.reason = status, reason
         ctx.diags.append(Diagnostic(severity, code, skill_path, reason))
         return cand
@@ -358,7 +385,7 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
     raw_name = data.get("name")
     name = (js_trim(raw_name) or folder) if isinstance(raw_name, str) else folder
     name = name_prefix + name
-    cand = ctx.new_row(name=name, fm=fm, **base)
+    cand = new_row(name, fm)
     description = data.get("description")
     cand.description = description if isinstance(description, str) else ""
     if data.get("enabled") is False:
@@ -417,7 +444,7 @@ def _provider_items(ctx: _Ctx, provider: str) -> list[_Cand]:
             cand = _load(ctx, skill_path, locked.name, locked.store_dir, "skillshare", locked.level, False, None, "",
                          contain_root=contain)
             if cand is not None:
-                cand.extra["package"] = f"{locked.id}@{locked.version}"
+                cand.package = f"{locked.id}@{locked.version}"
                 if cand.loadable:
                     items.append(cand)
     elif provider == "omp-plugins":
@@ -439,11 +466,11 @@ def _provider_items(ctx: _Ctx, provider: str) -> list[_Cand]:
                                                        omp_plugins_dir, ctx.native, warnings, ctx.diags)
         ctx.plugin_roots = roots
         for s in skipped:
-            ctx.diags.append(Diagnostic("info", "omp-plugin-skipped", s["path"], f"{s['id']}: {s['reason']}"))
-        for root in roots:
-            prefix = f"{root.plugin}:" if not rules18 else ""
-            for d in plug.plugin_skill_dirs(ctx.rules, root, ctx.cwd, warnings):
-                items += _scan(ctx, d, "claude-plugins", root.scope, include_self=True, plugin=root,
+            ctx.diags.append(Diagnostic("info", "omp-plugin-skipped", s.path, f"{s.id}: {s.reason}"))
+        for plugin_root in roots:
+            prefix = f"{plugin_root.plugin}:" if not rules18 else ""
+            for d in plug.plugin_skill_dirs(ctx.rules, plugin_root, ctx.cwd, warnings):
+                items += _scan(ctx, d, "claude-plugins", plugin_root.scope, include_self=True, plugin=plugin_root,
                                name_prefix=prefix)
     elif provider == "agents":
         for d in ctx.walk:
@@ -480,12 +507,12 @@ def _realpath(ctx: _Ctx, cand: _Cand) -> str:
     return cand.realpath
 
 
-def _claim_file(ctx: _Ctx, cand: _Cand, real_set: dict) -> str | None:
+def _claim_file(ctx: _Ctx, cand: _Cand, real_set: dict[str, _Cand]) -> str | None:
     """The candidate's real path, or None when that file is already loaded (the candidate is then a duplicate)."""
     rp = _realpath(ctx, cand)
     if rp in real_set:
         cand.status, cand.winner = SHADOWED, real_set[rp]
-        cand.extra["duplicate_file"] = True
+        cand.duplicate_file = True
         return None
     return rp
 
@@ -537,7 +564,7 @@ def discover(opts: Options) -> Catalog:
 
     skill_map: dict[str, _Cand] = {}
     real_set: dict[str, _Cand] = {}
-    collisions: list[dict] = []
+    collisions: list[OmpWarning] = []
 
     def excluded(c: _Cand) -> bool:
         """Marks a candidate its source's settings disable or its name filters out."""
@@ -574,7 +601,7 @@ def discover(opts: Options) -> Catalog:
 
     # 2. custom directories (§4.5)
     custom_dirs = settings.get("skills.customDirectories")
-    custom_scan_warnings: list[dict] = []
+    custom_scan_warnings: list[OmpWarning] = []
     custom_items: list[_Cand] = []
     for entry in custom_dirs if isinstance(custom_dirs, list) else []:
         if not isinstance(entry, str):
@@ -596,14 +623,14 @@ def discover(opts: Options) -> Catalog:
         if existing is not None:
             if ctx.rules == "18" and existing.provider != "custom":
                 existing.status, existing.winner = SHADOWED, c
-                existing.extra["replaced_by_custom"] = True
+                existing.replaced_by_custom = True
                 skill_map[c.name] = c
                 real_set[rp] = c
                 continue
             message = f'name collision: "{c.name}" already loaded from {existing.path}, skipping this one'
             collisions.append({"skillPath": c.path, "message": message})
             c.status, c.winner, c.reason = SHADOWED, existing, message
-            c.extra["collision"] = True
+            c.collision = True
             ctx.diags.append(Diagnostic("warning", "omp-name-collision", c.path, message))
             continue
         skill_map[c.name] = c
@@ -655,9 +682,9 @@ def discover(opts: Options) -> Catalog:
             c.reason += " (out of the prompt list; still loadable via skill:// and /skill:)"
 
     # omp's own output
-    omp_skills = [{"name": c.name, "description": c.description, "filePath": c.path, "baseDir": c.base_dir,
+    omp_skills: list[OmpSkill] = [{"name": c.name, "description": c.description, "filePath": c.path, "baseDir": c.base_dir,
                    "source": c.source, "hide": c.hide} for c in loaded]
-    omp_warnings: list[dict] = []
+    omp_warnings: list[OmpWarning] = []
     for pid, _prio, disp in providers:
         for m in ctx.provider_warnings.get(pid, []):
             omp_warnings.append({"skillPath": "", "message": f"[{disp}] {m}"})
@@ -673,13 +700,13 @@ def discover(opts: Options) -> Catalog:
             c.status, c.reason = INVALID, "not loaded by omp"
         if c.status == SHADOWED and c.winner is not None:
             w = c.winner
-            if c.extra.get("duplicate_file"):
+            if c.duplicate_file:
                 c.reason = f"the same file was already loaded as `{w.name}` from {w.path}"
                 ctx.diags.append(Diagnostic("info", "omp-duplicate-file", c.path, c.reason))
-            elif c.extra.get("replaced_by_custom"):
+            elif c.replaced_by_custom:
                 c.reason = f"replaced by the custom-directory skill {w.path} (omp 18: custom beats providers)"
                 ctx.diags.append(Diagnostic("info", "omp-shadowed", c.path, c.reason))
-            elif c.extra.get("collision"):
+            elif c.collision:
                 pass  # omp's own warning, already a diagnostic
             elif _realpath(ctx, c) == _realpath(ctx, w):
                 c.reason = f"the same file as {w.path} ({w.source}), which already took the name `{c.name}`"
@@ -689,7 +716,7 @@ def discover(opts: Options) -> Catalog:
                 ctx.diags.append(Diagnostic("info", "omp-shadowed", c.path, c.reason))
         elif c.status == DISABLED and c.reason and "enabled: false" not in c.reason:
             ctx.diags.append(Diagnostic("info", "omp-source-disabled", c.path, c.reason))
-        elif c.status == FILTERED:
+        elif c.status == FILTERED and c.reason:  # a filtered candidate always has its reason
             ctx.diags.append(Diagnostic("info", "omp-filtered", c.path, c.reason))
         skill = Skill(
             name=c.name, source=c.source, path=c.path, root=c.root, label=c.name,
@@ -710,7 +737,7 @@ def discover(opts: Options) -> Catalog:
         ctx.diags.append(Diagnostic("info", "omp-skills-disabled", settings.files[-1] if settings.files else None,
                                     "skills.enabled is false: omp loads no skills at all"))
 
-    unique: dict[tuple, Diagnostic] = {}
+    unique: dict[tuple[str, str | None, str, int | None], Diagnostic] = {}
     for d in ctx.diags:
         unique.setdefault((d.code, d.path, d.message, d.line), d)
     for d in unique.values():
@@ -736,15 +763,21 @@ def discover(opts: Options) -> Catalog:
 
 
 # ---------------------------------------------------------------- `omp skill list` (§9)
-def skill_list_json(catalog: Catalog) -> dict:
+def skill_list_json(catalog: Catalog) -> SkillListJson:
     """What `omp skill list --json` prints for this catalog."""
-    return {"skills": [dict(s) for s in _rows(catalog, "omp_skills")],
-            "warnings": [dict(w) for w in _rows(catalog, "omp_warnings")]}
+    return {"skills": [OmpSkill(**s) for s in _omp_skills(catalog)],
+            "warnings": [OmpWarning(**w) for w in _omp_warnings(catalog)]}
 
 
-def _rows(catalog: Catalog, key: str) -> list[dict[str, Any]]:
-    """omp's own JSON rows kept in Catalog.extra by discover()."""
-    found = catalog.extra.get(key)
+def _omp_skills(catalog: Catalog) -> list[OmpSkill]:
+    """omp's own skill rows, kept in Catalog.extra by discover()."""
+    found = catalog.extra.get("omp_skills")
+    return found if isinstance(found, list) else []
+
+
+def _omp_warnings(catalog: Catalog) -> list[OmpWarning]:
+    """omp's own warnings, kept in Catalog.extra by discover()."""
+    found = catalog.extra.get("omp_warnings")
     return found if isinstance(found, list) else []
 
 
@@ -754,12 +787,12 @@ def _escape_controls(s: str) -> str:
 
 def skill_list_text(catalog: Catalog) -> tuple[str, str]:
     """(stdout, stderr) of `omp skill list`: `name<TAB>description` lines, warnings on stderr."""
-    skills = _rows(catalog, "omp_skills")
+    skills = _omp_skills(catalog)
     if skills:
         out = "".join(f"{_escape_controls(s['name'])}\t{_escape_controls(s['description'])}\n" for s in skills)
     else:
         out = "No skills discovered.\n"
-    err = "".join(f"warning: {_escape_controls(w['message'])}\n" for w in _rows(catalog, "omp_warnings"))
+    err = "".join(f"warning: {_escape_controls(w['message'])}\n" for w in _omp_warnings(catalog))
     return out, err
 
 
@@ -853,7 +886,17 @@ def _loaded_skills(catalog: Catalog) -> list[Skill]:
     return [s for s in catalog.skills if s.status in (LISTED, HIDDEN)]
 
 
-def resolve_url_info(catalog: Catalog, url: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class UrlTarget:
+    """What `read skill://…` reads."""
+
+    path: str
+    kind: Literal["file", "directory"]
+    content_type: str
+    href: str  # the URL after WHATWG path parsing
+
+
+def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
     rules = str(catalog.extra.get("omp_rules", "18"))
     m = re.match(r"(?i)skill://", url)
     if not m:
@@ -919,7 +962,7 @@ def resolve_url_info(catalog: Catalog, url: str) -> dict[str, Any]:
     if stat_mod.S_ISDIR(st.st_mode):
         if rules == "14":
             raise SkillUrlError(f"File not found: {target}", "not-found")
-        return {"path": target, "kind": "directory", "content_type": "text/plain", "href": href}
+        return UrlTarget(target, "directory", "text/plain", href)
     if not stat_mod.S_ISREG(st.st_mode):
         raise SkillUrlError(f"skill:// URL must resolve to a file or directory: {href}", "not-file")
     lower = target.lower()
@@ -929,9 +972,9 @@ def resolve_url_info(catalog: Catalog, url: str) -> dict[str, Any]:
         ctype = "application/json"
     else:
         ctype = "text/plain"
-    return {"path": target, "kind": "file", "content_type": ctype, "href": href}
+    return UrlTarget(target, "file", ctype, href)
 
 
 def resolve_url(catalog: Catalog, url: str) -> str:
     """The file (or, in v18, folder) `skill://<name>[/<relpath>]` reads. Raises SkillUrlError with omp's text."""
-    return resolve_url_info(catalog, url)["path"]
+    return resolve_url_info(catalog, url).path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skilltui import fsio
@@ -28,6 +29,35 @@ class PluginRoot:
     path: str  # installPath as recorded (absolute in practice)
     scope: str  # omp level: user | project (| whatever a registry records)
     registry: str  # the installed_plugins.json it came from
+
+
+@dataclass(frozen=True)
+class SkippedInstall:
+    """An install record omp does not load, and why (a doctor note)."""
+
+    id: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Install:
+    """One entry of an installed_plugins.json list, as far as omp reads it (an entry without installPath is none)."""
+
+    install_path: str
+    enabled: object  # only a literal false skips it
+    scope: object
+    version: object
+    project_path: object
+
+    @classmethod
+    def of(cls, entry: object) -> _Install | None:
+        if not isinstance(entry, dict):
+            return None
+        path = entry.get("installPath")
+        if not isinstance(path, str) or not path:
+            return None
+        return cls(path, entry.get("enabled"), entry.get("scope"), entry.get("version"), entry.get("projectPath"))
 
 
 @dataclass
@@ -73,18 +103,28 @@ def _read_json_file(path: str) -> tuple[object, bool]:
         return None, True
 
 
-def _registry(path: str) -> tuple[dict | None, bool]:
+def _registry_plugins(path: str) -> tuple[dict[str, object] | None, bool]:
+    """(the registry's `plugins` map, present); a registry omp rejects (no numeric version, no map) is (None, True)."""
     data, present = _read_json_file(path)
     if not present:
         return None, False
-    if (not isinstance(data, dict) or isinstance(data.get("version"), bool)
-            or not isinstance(data.get("version"), (int, float)) or not isinstance(data.get("plugins"), dict)):
+    if not isinstance(data, dict):
         return None, True
-    return data, True
+    plugins = data.get("plugins")
+    if isinstance(data.get("version"), bool) or not isinstance(data.get("version"), (int, float)) \
+            or not isinstance(plugins, dict):
+        return None, True
+    return plugins, True
 
 
-def _has_install_path(entry: object) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("installPath"), str) and bool(entry["installPath"])
+def _installs(plugin_id: str, records: list[object], warnings: list[str]) -> Iterator[_Install]:
+    """A registry's install records for one plugin, in order; one without an installPath is omp's warning."""
+    for record in records:
+        entry = _Install.of(record)
+        if entry is None:
+            warnings.append(f"Plugin {plugin_id} entry has no installPath")
+        else:
+            yield entry
 
 
 def _split_id(plugin_id: str) -> tuple[str, str] | None:
@@ -131,12 +171,12 @@ def claude_enabled_overrides(claude_cfg: str, project_dirs: list[str], diags: li
 
 
 def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, omp_plugins_dir: str, native_dir: str,
-                             warnings: list[str], diags: list[Diagnostic]) -> tuple[list[PluginRoot], list[dict]]:
+                             warnings: list[str], diags: list[Diagnostic]) -> tuple[list[PluginRoot], list[SkippedInstall]]:
     """Plugin roots in omp's order, plus the install records omp skipped (for skilltui's rows and doctor).
 
     `warnings` receives omp's own warning texts (without the provider prefix).
     """
-    skipped: list[dict] = []
+    skipped: list[SkippedInstall] = []
     project_registry = active_project_registry(cwd, home, native_dir)
     project_root = os.path.dirname(os.path.dirname(os.path.dirname(project_registry))) if project_registry else cwd
     active_project = canonical(project_root)
@@ -152,17 +192,17 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
     roots: list[PluginRoot] = []
     canon_cache: dict[str, str | None] = {}
 
-    def entries_of(registry_path: str, label: str) -> list[tuple[str, str, str, list]] | None:
-        data, present = _registry(registry_path)
+    def entries_of(registry_path: str, label: str) -> list[tuple[str, str, str, list[object]]] | None:
+        plugins, present = _registry_plugins(registry_path)
         if not present:
             return []
-        if data is None:
+        if plugins is None:
             warnings.append(f"Failed to parse {label}: {registry_path}")
             diags.append(Diagnostic("warning", "omp-plugin-registry-invalid", registry_path,
                                     f"Failed to parse {label}: omp loads no plugin from it"))
             return None
-        out = []
-        for plugin_id, entries in data["plugins"].items():
+        out: list[tuple[str, str, str, list[object]]] = []
+        for plugin_id, entries in plugins.items():
             if not isinstance(entries, list) or not entries:
                 continue
             split = _split_id(plugin_id)
@@ -172,38 +212,34 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
             out.append((plugin_id, split[0], split[1], entries))
         return out
 
-    def root_for(plugin_id, name, market, entry, scope, registry_path) -> PluginRoot:
-        version = entry.get("version")
+    def root_for(plugin_id: str, name: str, market: str, entry: _Install, scope: str,
+                 registry_path: str) -> PluginRoot:
+        version = entry.version
         return PluginRoot(plugin_id, market, name, version if isinstance(version, str) and version else "unknown",
-                          entry["installPath"], scope, registry_path)
+                          entry.install_path, scope, registry_path)
 
     claude_registry = os.path.join(claude_cfg, "plugins", "installed_plugins.json")
     for plugin_id, name, market, entries in entries_of(claude_registry, "Claude Code plugin registry") or []:
-        for entry in entries:
-            if not _has_install_path(entry):
-                warnings.append(f"Plugin {plugin_id} entry has no installPath")
+        for entry in _installs(plugin_id, entries, warnings):
+            if entry.enabled is False:
+                skipped.append(SkippedInstall(plugin_id, entry.install_path, "install record has enabled: false"))
                 continue
-            if entry.get("enabled") is False:
-                skipped.append({"id": plugin_id, "path": entry["installPath"],
-                                "reason": "install record has enabled: false"})
-                continue
-            scope = entry.get("scope")
+            scope = entry.scope
             override = overrides.get(plugin_id)
             if override is False:
-                skipped.append({"id": plugin_id, "path": entry["installPath"],
-                                "reason": "enabledPlugins sets it to false"})
+                skipped.append(SkippedInstall(plugin_id, entry.install_path, "enabledPlugins sets it to false"))
                 continue
             bound = ("local", "project") if rules == "18" else ("local",)
             if scope in bound and override is not True:
-                recorded = entry.get("projectPath")
+                recorded = entry.project_path
                 ok = False
                 if isinstance(recorded, str) and recorded and active_project:
                     if recorded not in canon_cache:
                         canon_cache[recorded] = canonical(absolute(recorded, cwd))
                     ok = canon_cache[recorded] == active_project
                 if not ok:
-                    skipped.append({"id": plugin_id, "path": entry["installPath"],
-                                    "reason": f"installed for another project ({recorded})"})
+                    skipped.append(SkippedInstall(plugin_id, entry.install_path,
+                                                  f"installed for another project ({recorded})"))
                     continue
             level = "project" if scope == "local" else (scope if isinstance(scope, str) and scope else "user")
             roots.append(root_for(plugin_id, name, market, entry, level, claude_registry))
@@ -212,25 +248,19 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
         omp_registry = os.path.join(omp_plugins_dir, "installed_plugins.json")
         for plugin_id, name, market, entries in entries_of(omp_registry, "OMP plugin registry") or []:
             roots = [r for r in roots if r.id != plugin_id]
-            for entry in entries:
-                if not _has_install_path(entry):
-                    warnings.append(f"Plugin {plugin_id} entry has no installPath")
+            for entry in _installs(plugin_id, entries, warnings):
+                if entry.enabled is False:
                     continue
-                if entry.get("enabled") is False:
+                if any(r.id == plugin_id and r.path == entry.install_path for r in roots):
                     continue
-                if any(r.id == plugin_id and r.path == entry["installPath"] for r in roots):
-                    continue
-                scope = entry.get("scope")
+                scope = entry.scope
                 level = "project" if scope == "local" else (scope if isinstance(scope, str) and scope else "user")
                 roots.append(root_for(plugin_id, name, market, entry, level, omp_registry))
         project_roots: list[PluginRoot] = []
         if project_registry:
             for plugin_id, name, market, entries in entries_of(project_registry, "project plugin registry") or []:
-                for entry in entries:
-                    if not _has_install_path(entry):
-                        warnings.append(f"Plugin {plugin_id} entry has no installPath")
-                        continue
-                    if entry.get("enabled") is False:
+                for entry in _installs(plugin_id, entries, warnings):
+                    if entry.enabled is False:
                         continue
                     project_roots.append(root_for(plugin_id, name, market, entry, "project", project_registry))
         if project_roots:
@@ -393,7 +423,15 @@ class LockedSkill:
     level: str
 
 
-def _lock_entries(lock_path: str, warnings: list[str]) -> list[tuple[str, dict]]:
+@dataclass(frozen=True)
+class _Locked:
+    """One `skills` entry of a skills.lock.json that matches omp's schema."""
+
+    version: str
+    integrity: str
+
+
+def _lock_entries(lock_path: str, warnings: list[str]) -> list[tuple[str, _Locked]]:
     try:
         if not os.path.exists(lock_path):
             return []
@@ -412,24 +450,28 @@ def _lock_entries(lock_path: str, warnings: list[str]) -> list[tuple[str, dict]]
         warnings.append(f"Failed to read skills lock: {lock_path}: invalid JSON ({exc})")
         return []
     skills = data.get("skills", {}) if isinstance(data, dict) else None
-    entries_ok = isinstance(skills, dict) and all(
-        isinstance(e, dict) and isinstance(e.get("version"), str) and e["version"]
-        and isinstance(e.get("integrity"), str) and e["integrity"] and isinstance(e.get("resolved"), str)
-        for e in skills.values())
+    locked: dict[str, _Locked] = {}
+    for skill_id, e in skills.items() if isinstance(skills, dict) else ():
+        version, integrity = (e.get("version"), e.get("integrity")) if isinstance(e, dict) else (None, None)
+        if not (isinstance(version, str) and version and isinstance(integrity, str) and integrity
+                and isinstance(e.get("resolved"), str)):
+            break
+        locked[skill_id] = _Locked(version, integrity)
+    entries_ok = isinstance(skills, dict) and len(locked) == len(skills)
     version_ok = isinstance(data, dict) and data.get("version") == 1 and not isinstance(data.get("version"), bool)
     if not version_ok or not entries_ok:
         warnings.append(f"Failed to read skills lock: {lock_path}: does not match the skills.lock.json schema")
         return []
-    for skill_id, entry in skills.items():
+    for skill_id, entry in locked.items():
         if not SKILL_ID_RE.fullmatch(skill_id):
             warnings.append(f'Failed to read skills lock: {lock_path}: invalid skill id "{skill_id}" '
                             f"(expected @scope/name)")
             return []
-        if not SEMVER_RE.fullmatch(entry["version"]):
+        if not SEMVER_RE.fullmatch(entry.version):
             warnings.append(f'Failed to read skills lock: {lock_path}: "{skill_id}" has invalid version '
-                            f'"{entry["version"]}"')
+                            f'"{entry.version}"')
             return []
-    return sorted(skills.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
+    return sorted(locked.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
 
 
 def list_locked_skills(walk: list[str], agent_dir: str, native_dir: str, warnings: list[str]) -> list[LockedSkill]:
@@ -442,7 +484,7 @@ def list_locked_skills(walk: list[str], agent_dir: str, native_dir: str, warning
     for lock_path, level in locks:
         for skill_id, entry in _lock_entries(lock_path, warnings):
             scope, name = skill_id[1:].split("/", 1)
-            version = entry["version"]
+            version = entry.version
             if ".." in version:
                 continue
             store_dir = os.path.join(store_root, f"@{scope}", name, version)
@@ -454,7 +496,7 @@ def list_locked_skills(walk: list[str], agent_dir: str, native_dir: str, warning
                     stored = fh.read(READ_CAP).decode("utf-8", errors="replace").strip()
             except OSError:
                 continue
-            if stored != entry["integrity"]:
+            if stored != entry.integrity:
                 continue
             out.append(LockedSkill(skill_id, name, version, store_dir, level))
     return out

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 from skilltui import fsio
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
@@ -19,7 +18,11 @@ from skilltui.runtimes.omp.text import js_truthy
 
 READ_CAP = 1_000_000
 
-DEFAULTS_18: dict[str, Any] = {
+# One settings mapping as parsed from YAML or JSON (keys made strings, as omp's JavaScript sees them); every reader
+# checks the type of the value it takes.
+Layer = dict[str, object]
+
+DEFAULTS_18: Layer = {
     "skills.enabled": True,
     "skills.enableSkillCommands": True,
     "skills.enableCodexUser": False,
@@ -37,7 +40,7 @@ DEFAULTS_18: dict[str, Any] = {
     "disabledProviders": [],
 }
 
-DEFAULTS_14: dict[str, Any] = {
+DEFAULTS_14: Layer = {
     "skills.enabled": True,
     "skills.enableSkillCommands": True,
     "skills.enableCodexUser": True,
@@ -57,7 +60,7 @@ FOREIGN_USER_PROVIDERS = {"cursor", "codex", "claude", "claude-plugins", "gemini
 _MISSING = object()
 
 
-def deep_merge(base: dict, override: dict) -> dict:
+def deep_merge(base: Layer, override: Layer) -> Layer:
     result = dict(base)
     for key, value in override.items():
         existing = base.get(key, _MISSING)
@@ -68,7 +71,7 @@ def deep_merge(base: dict, override: dict) -> dict:
     return result
 
 
-def _get_path(obj: Any, segments: list[str]) -> Any:
+def _get_path(obj: object, segments: list[str]) -> object:
     current = obj
     for seg in segments:
         if not isinstance(current, dict):
@@ -84,18 +87,18 @@ class OmpSettings:
     rules: str
     cwd: str
     home: str
-    merged: dict = field(default_factory=dict)
+    merged: Layer = field(default_factory=dict)
     files: list[str] = field(default_factory=list)  # settings files that were read, lowest layer first
     env: dict[str, str] = field(default_factory=dict)
 
-    def raw(self, key: str) -> Any:
+    def raw(self, key: str) -> object:
         value = _get_path(self.merged, key.split("."))
         return None if value is _MISSING else value
 
     def is_set(self, key: str) -> bool:
         return _get_path(self.merged, key.split(".")) is not _MISSING
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> object:
         value = _get_path(self.merged, key.split("."))
         if value is _MISSING:
             defaults = DEFAULTS_18 if self.rules == "18" else DEFAULTS_14
@@ -202,13 +205,13 @@ class OmpSettings:
         return False, "all five skills.enable* toggles are false (omp 14 then switches every other source off)"
 
 
-def _path_scoped_list(value: Any, cwd: str, home: str) -> list[str] | None:
+def _path_scoped_list(value: object, cwd: str, home: str) -> list[str] | None:
     """`disabledProviders` may hold `{path|paths|pathPrefix|pathPrefixes, values|items|providers}` entries."""
     if not isinstance(value, list):
         return None
     out: list[str] = []
 
-    def strings(v: Any) -> list[str]:
+    def strings(v: object) -> list[str]:
         if isinstance(v, str):
             return [v]
         if isinstance(v, list):
@@ -243,7 +246,7 @@ def _path_scoped_list(value: Any, cwd: str, home: str) -> list[str] | None:
 
 
 # ---------------------------------------------------------------- loading
-def _read_yaml(path: str, diags: list[Diagnostic]) -> tuple[dict | None, bool]:
+def _read_yaml(path: str, diags: list[Diagnostic]) -> tuple[Layer | None, bool]:
     """(mapping, present). A missing file is (None, False); a broken one is ({}, True) plus an error diagnostic."""
     try:
         if not os.path.isfile(path):
@@ -269,10 +272,10 @@ def _read_yaml(path: str, diags: list[Diagnostic]) -> tuple[dict | None, bool]:
                                 "Settings YAML must contain a mapping at the document root; skilltui treats it as "
                                 "empty", line=1))
         return {}, True
-    return _stringify_keys(parsed), True
+    return _stringify_map(parsed), True
 
 
-def _read_json(path: str, diags: list[Diagnostic]) -> dict | None:
+def _read_json(path: str, diags: list[Diagnostic]) -> Layer | None:
     try:
         if not os.path.isfile(path):
             return None
@@ -291,11 +294,15 @@ def _read_json(path: str, diags: list[Diagnostic]) -> dict | None:
     return parsed
 
 
-def _stringify_keys(value: Any) -> Any:
+def _stringify_map(value: dict[object, object]) -> Layer:
     from skilltui.runtimes.omp.text import js_string_key
 
+    return {js_string_key(k): _stringify_keys(v) for k, v in value.items()}
+
+
+def _stringify_keys(value: object) -> object:
     if isinstance(value, dict):
-        return {js_string_key(k): _stringify_keys(v) for k, v in value.items()}
+        return _stringify_map(value)
     if isinstance(value, list):
         return [_stringify_keys(v) for v in value]
     return value
@@ -304,7 +311,7 @@ def _stringify_keys(value: Any) -> Any:
 def load_settings(rules: str, agent_dir: str, cwd: str, home: str, native_dir: str, env: dict[str, str],
                   diags: list[Diagnostic]) -> OmpSettings:
     settings = OmpSettings(rules=rules, cwd=cwd, home=home, env=env)  # not a copy (see discovery)
-    global_layer: dict = {}
+    global_layer: Layer = {}
     found = False
     for name in ("config.yml", "config.yaml"):
         path = os.path.join(agent_dir, name)
@@ -326,7 +333,7 @@ def load_settings(rules: str, agent_dir: str, cwd: str, home: str, native_dir: s
             diags.append(Diagnostic("info", "omp-settings-legacy", legacy,
                                     "legacy settings.json: omp migrates it to config.yml on first start"))
 
-    discovered: dict = {}
+    discovered: Layer = {}
     for path in (os.path.join(cwd, native_dir, "settings.json"), os.path.join(cwd, ".claude", "settings.json")):
         data = _read_json(path, diags)
         if data is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Literal
 
 from skilltui.frontmatter import YamlError, load_yaml12
 from skilltui.model import Frontmatter
@@ -30,7 +30,7 @@ def js_trim_end(s: str) -> str:
     return s.rstrip(JS_WS)
 
 
-def js_truthy(value: Any) -> bool:
+def js_truthy(value: object) -> bool:
     """JavaScript truthiness of a value parsed from YAML/JSON."""
     if value is None or value is False:
         return False
@@ -43,7 +43,7 @@ def js_truthy(value: Any) -> bool:
     return True  # arrays and objects, even empty ones
 
 
-def js_string_key(key: Any) -> str:
+def js_string_key(key: object) -> str:
     """`String(key)` for a YAML mapping key (JavaScript object keys are strings)."""
     if isinstance(key, str):
         return key
@@ -111,14 +111,19 @@ def kebab_to_camel(key: str) -> str:
     return _KEBAB.sub(lambda m: m.group(1).upper(), key)
 
 
-def normalize_keys(value: Any) -> Any:
-    """Recursively turn mapping keys into strings and kebab-case keys into camelCase (omp's normalizeFrontmatterKeys)."""
+def normalize_mapping(value: dict[object, object]) -> dict[str, object]:
+    """Mapping keys made strings, kebab-case keys camelCase, all the way down (omp's normalizeFrontmatterKeys)."""
+    out: dict[str, object] = {}
+    for key, item in value.items():
+        skey = js_string_key(key)
+        out[kebab_to_camel(skey)] = normalize_keys(item)
+    return out
+
+
+def normalize_keys(value: object) -> object:
+    """`normalize_mapping` for any parsed value: mappings inside lists are normalised too."""
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            skey = js_string_key(key)
-            out[kebab_to_camel(skey)] = normalize_keys(item)
-        return out
+        return normalize_mapping(value)
     if isinstance(value, list):
         return [normalize_keys(item) for item in value]
     return value
@@ -143,13 +148,13 @@ def quote_ambiguous_plain_scalars(metadata: str) -> str | None:
     return "\n".join(lines) if changed else None
 
 
-def _load_bun(text: str) -> Any:
+def _load_bun(text: str) -> object:
     """load_yaml12 as Bun parses: a tag it does not know (`!tag value`) is dropped and the value kept (oracle,
     2026-12-03: `description: !tag value` lists as "value"; tests/fixtures/omp/local-tag)."""
     return load_yaml12(text, keep_unknown_tags=True)
 
 
-def _parse_record(metadata: str) -> tuple[dict | None, bool]:
+def _parse_record(metadata: str) -> tuple[dict[object, object] | None, bool]:
     """Bun `YAML.parse` of the block with tabs widened. Returns (mapping or None, was_non_mapping). Raises YamlError."""
     text = metadata.replace("\t", "  ")
     if not text.endswith("\n"):
@@ -163,7 +168,7 @@ def _parse_record(metadata: str) -> tuple[dict | None, bool]:
     return loaded, False
 
 
-def _fallback_value(raw: str) -> Any:
+def _fallback_value(raw: str) -> object:
     if not raw:
         return raw
     try:
@@ -199,7 +204,7 @@ def parse_omp_frontmatter(text: str) -> Frontmatter:
     try:
         loaded, non_mapping = _parse_record(metadata)
         fm.status = "not-mapping" if non_mapping else "ok"
-        fm.data = normalize_keys(loaded or {})
+        fm.data = normalize_mapping(loaded or {})
         return fm
     except YamlError as first:
         fm.error = str(first)
@@ -209,12 +214,12 @@ def parse_omp_frontmatter(text: str) -> Frontmatter:
         try:
             loaded, non_mapping = _parse_record(quoted)
             fm.status = "not-mapping" if non_mapping else "retried"
-            fm.data = normalize_keys(loaded or {})
+            fm.data = normalize_mapping(loaded or {})
             return fm
         except YamlError:
             pass
     # The simple `key: value` fallback: each value re-parsed on its own, raw text when that fails.
-    data: dict[str, Any] = {}
+    data: dict[object, object] = {}
     parsed = 0
     for line in metadata.split("\n"):
         m = _FALLBACK_LINE.match(line)
@@ -225,12 +230,20 @@ def parse_omp_frontmatter(text: str) -> Frontmatter:
         # Each value is YAML-parsed on its own; past a few thousand lines (an absurd block) values stay raw text.
         data[m.group(1)] = _fallback_value(raw) if parsed <= MAX_FALLBACK_PARSES else raw
     fm.status = "invalid"
-    fm.data = normalize_keys(data)
+    fm.data = normalize_mapping(data)
     return fm
 
 
 # ---------------------------------------------------------------- Bun globs (spec/omp.md §5.1)
-# Tokens: ("lit", ch) | ("any",) | ("star",) | ("globstar",) | ("class", members, negated) | ("alt", [token lists])
+# Tokens are tagged tuples (mypy narrows them on the tag; the matcher's inner loop stays cheap).
+_Lit = tuple[Literal["lit"], str]
+_AnyChar = tuple[Literal["any"]]  # `?`
+_Star = tuple[Literal["star"]]
+_Globstar = tuple[Literal["globstar"]]
+_Class = tuple[Literal["class"], tuple[tuple[str, str], ...], bool]  # (ranges, negated)
+_Alt = tuple[Literal["alt"], "list[list[_Token]]"]  # `{a,b}`: one token list per alternative
+_FlatToken = _Lit | _AnyChar | _Star | _Globstar | _Class  # after brace expansion
+_Token = _FlatToken | _Alt
 MAX_BRACE_EXPANSION = 10_000
 MAX_GLOB_NESTING = 64
 
@@ -271,11 +284,11 @@ def _brace_pairs(pattern: str) -> dict[int, int]:
     return pairs
 
 
-def _glob_tokens(pattern: str, i: int, end: int, pairs: dict[int, int], depth: int) -> tuple[list, int]:
+def _glob_tokens(pattern: str, i: int, end: int, pairs: dict[int, int], depth: int) -> tuple[list[_Token], int]:
     """Tokens of pattern[i:end]; inside braces (`depth` > 0) an unnested `,` ends an alternative."""
     if depth > MAX_GLOB_NESTING:
         raise OverflowError
-    tokens: list = []
+    tokens: list[_Token] = []
     while i < end:
         ch = pattern[i]
         if depth and ch == ",":
@@ -314,7 +327,7 @@ def _glob_tokens(pattern: str, i: int, end: int, pairs: dict[int, int], depth: i
             i = j + 1
         elif ch == "{" and i in pairs:
             close = pairs[i]
-            alternatives: list[list] = []
+            alternatives: list[list[_Token]] = []
             j = i + 1
             while True:
                 alt, j = _glob_tokens(pattern, j, close, pairs, depth + 1)
@@ -330,12 +343,12 @@ def _glob_tokens(pattern: str, i: int, end: int, pairs: dict[int, int], depth: i
     return tokens, i
 
 
-def _expand(tokens: list, budget: list[int]) -> list[list]:
+def _expand(tokens: list[_Token], budget: list[int]) -> list[list[_FlatToken]]:
     """Brace alternatives expanded into flat token sequences (bounded; beyond the bound nothing matches)."""
-    results: list[list] = [[]]
+    results: list[list[_FlatToken]] = [[]]
     for tok in tokens:
         if tok[0] == "alt":
-            options: list[list] = []
+            options: list[list[_FlatToken]] = []
             for alt in tok[1]:
                 options.extend(_expand(alt, budget))
             results = [r + o for r in results for o in options]
@@ -348,12 +361,12 @@ def _expand(tokens: list, budget: list[int]) -> list[list]:
     return results
 
 
-def _class_match(tok: tuple, ch: str) -> bool:
+def _class_match(tok: _Class, ch: str) -> bool:
     hit = any(lo <= ch <= hi for lo, hi in tok[1])
     return hit != tok[2]
 
 
-def _match_flat(tokens: list, name: str) -> bool:
+def _match_flat(tokens: list[_FlatToken], name: str) -> bool:
     """NFA simulation: linear in len(name) × len(tokens), no backtracking."""
     m = len(tokens)
 
@@ -367,8 +380,9 @@ def _match_flat(tokens: list, name: str) -> bool:
                 stack.append(i + 1)
         return out
 
-    if all(tok[0] == "lit" for tok in tokens):
-        return name == "".join(tok[1] for tok in tokens)
+    literal = [tok[1] for tok in tokens if tok[0] == "lit"]
+    if len(literal) == m:
+        return name == "".join(literal)
     states = closure({0})
     for pos, ch in enumerate(name):
         if len(states) == 2 and m in states and m - 1 in states:  # only a trailing star is left to match
@@ -382,20 +396,19 @@ def _match_flat(tokens: list, name: str) -> bool:
             if i >= m:
                 continue
             tok = tokens[i]
-            kind = tok[0]
-            if kind == "lit":
+            if tok[0] == "lit":
                 if tok[1] == ch:
                     nxt.add(i + 1)
-            elif kind == "any":
+            elif tok[0] == "any":
                 if ch != "/":
                     nxt.add(i + 1)
-            elif kind == "class":
+            elif tok[0] == "class":
                 if ch != "/" and _class_match(tok, ch):
                     nxt.add(i + 1)
-            elif kind == "star":
+            elif tok[0] == "star":
                 if ch != "/":
                     nxt.add(i)
-            elif kind == "globstar":
+            elif tok[0] == "globstar":
                 nxt.add(i)
         if not nxt:
             return False
@@ -403,10 +416,10 @@ def _match_flat(tokens: list, name: str) -> bool:
     return m in states
 
 
-_GLOB_CACHE: dict[str, tuple[list[list] | None, bool]] = {}
+_GLOB_CACHE: dict[str, tuple[list[list[_FlatToken]] | None, bool]] = {}
 
 
-def compile_glob(pattern: str) -> tuple[list[list] | None, bool]:
+def compile_glob(pattern: str) -> tuple[list[list[_FlatToken]] | None, bool]:
     cached = _GLOB_CACHE.get(pattern)
     if cached is not None:
         return cached
@@ -417,7 +430,7 @@ def compile_glob(pattern: str) -> tuple[list[list] | None, bool]:
         body = body[1:]
     try:
         tokens, _ = _glob_tokens(body, 0, len(body), _brace_pairs(body), 0)
-        flat: list[list] | None = _expand(tokens, [MAX_BRACE_EXPANSION])
+        flat: list[list[_FlatToken]] | None = _expand(tokens, [MAX_BRACE_EXPANSION])
     except (OverflowError, RecursionError):
         flat = None  # an absurd pattern matches nothing
     _GLOB_CACHE[pattern] = (flat, negate)
