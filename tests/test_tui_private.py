@@ -114,3 +114,34 @@ def test_fixed_cells_table_sizes_without_measuring_and_measures_auto_columns():
             assert table.rows["tall"].height == 1 and table.virtual_size.height == 52 + 1
 
     _run(go())
+
+
+class _AreaApp(App):
+    def compose(self) -> ComposeResult:
+        yield private.TallTextArea(id="area", read_only=True, soft_wrap=True)
+
+
+def test_tall_text_area_keeps_a_height_that_follows_text_and_width():
+    from textual.document._wrapped_document import WrappedDocument
+
+    def fresh(area) -> int:  # Textual's own answer for the same text, width and tabs
+        return WrappedDocument(area.document, area.wrap_width, area.indent_width).height
+
+    async def go():
+        app = _AreaApp()
+        async with app.run_test(size=(40, 12)) as pilot:
+            area = app.query_one(private.TallTextArea)
+            area.load_text("\n".join(f"line {i} " + "word " * (i % 12) for i in range(300)))
+            await pilot.pause()
+            assert type(area.wrapped_document).__name__ == "_KeptHeightDocument"
+            wide = area.wrapped_document.height
+            assert wide == fresh(area) and wide > 300  # long lines wrap
+            await pilot.resize_terminal(24, 12)
+            await pilot.pause()
+            assert area.wrapped_document.height == fresh(area) > wide  # narrower: more wrapped lines
+            area.load_text("one\ntwo")
+            await pilot.pause()
+            assert area.wrapped_document.height == fresh(area) == 2
+            assert any("two" in line for line in private.render_lines(app.screen))
+
+    _run(go())

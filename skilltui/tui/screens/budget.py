@@ -23,6 +23,7 @@ from skilltui.text import safe
 from skilltui.tui import messages
 from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
+from skilltui.tui.textual_private import TallTextArea
 from skilltui.tui.widgets.budget_bar import BudgetBar
 from skilltui.tui.widgets.table import RowTable
 
@@ -86,7 +87,7 @@ class BudgetScreen(BaseScreen):
             yield table
             with Vertical(id="prompt-box"):
                 yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
-                yield TextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
+                yield TallTextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
 
     def on_resize(self) -> None:
         if self._ready and self.app.state is not None and (self.app.size.width < 110) != self._filled_narrow:
