@@ -99,9 +99,15 @@ def _now_ms(now: str | None) -> float | None:
         raise ValueError(f"--now {now!r}: not an ISO date and time") from None
 
 
-def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | None = None) -> listing.Prepared:
-    """Everything but the budget, computed once per catalog: the TUI recomputes only `simulate_prepared`."""
+def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | None = None,
+                 like: listing.Prepared | None = None) -> listing.Prepared:
+    """Everything but the budget, computed once per catalog: the TUI recomputes only `simulate_prepared`. `like`: the
+    rows of the same tree before a planned change, whose usage and time are used again (nothing is read)."""
     settings = settings_of(catalog)
+    if like is not None:
+        cap = settings.value("skillListingMaxDescChars")
+        return listing.prepare(catalog.listed(), usage=like.usage, now_ms=like.now_ms, version=catalog.runtime_version,
+                               max_desc_chars=cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None)
     usage = listing.load_usage(usage_path or settings.paths.global_config)
     cap = settings.value("skillListingMaxDescChars")
     cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None

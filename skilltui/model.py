@@ -206,6 +206,10 @@ class Plugin:
     blocked: PluginBlock | None = None  # why it does not load; None when it loads
     manifest_error: str | None = None  # Claude Code's error for a plugin.json it rejects
     read_from_folder: str | None = None  # a directory marketplace's folder it is read from instead of its install path
+    # The first cause not to load that no setting changes (read once with its files), and its error text: with the
+    # settings, it decides `blocked` (runtimes/claude/plugins.decide), so a "what if" needs no second read.
+    fixed_block: PluginBlock | None = None
+    fixed_error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -30,6 +30,7 @@ Choices worth knowing:
 
 from __future__ import annotations
 
+import difflib
 import errno
 import fcntl
 import json
@@ -45,8 +46,8 @@ from typing import Any, NoReturn
 
 from skilltui import fsio
 
-__all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "append_line", "is_outside", "preview",
-           "read_json_object", "set_member"]
+__all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "append_line", "is_outside", "plan_append", "preview",
+           "read_json_object", "set_member", "text_diff"]
 
 CAP = 2 * 1024 * 1024  # Claude Code's settings cap (oracle, 2026-12-03): a larger file is not read, so not edited
 LOCK_TIMEOUT = 20.0  # seconds to wait for another skilltui writer of the same file
@@ -89,6 +90,26 @@ class Change:
     created: bool  # the file did not exist
     changed: bool = True  # False when the file already held exactly this; nothing is written then
     outside: bool = False  # the real target leaves the folder the write is confined to (a link points out of it)
+    before: bytes | None = None  # the file's bytes as read (None: no file)
+    after: bytes = b""  # the bytes the write puts there: what a dialog shows, computed by the writer itself
+
+    def diff(self, context: int = 1) -> list[str]:
+        """Every line the write adds, removes or changes (see text_diff)."""
+        return text_diff(self.before, self.after, context)
+
+
+def _text_lines(data: bytes | None) -> list[str]:
+    if not data:
+        return []
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+    return lines[:-1] if text.endswith("\n") else lines
+
+
+def text_diff(before: bytes | None, after: bytes, context: int = 1) -> list[str]:
+    """A unified diff of the exact bytes before and after a write, without its file header: `@@` hunk lines, then
+    lines starting with " ", "-" or "+". Line endings and a BOM are not shown; a blank line added is a lone "+"."""
+    return list(difflib.unified_diff(_text_lines(before), _text_lines(after), lineterm="", n=context))[2:]
 
 
 # ---------------------------------------------------------------- tokenizer: spans of one object's members
@@ -356,7 +377,7 @@ def _compute(name: str, target: str, snap: _Snapshot, keys: tuple[str, ...], val
     else:
         new_text, old_line, new_line = _apply(text if text is not None else "{}\n", keys, value, fail)
     new = bom + new_text.encode("utf-8")
-    return new, Change(name, target, old_line, new_line, snap.data is None, new != snap.data)
+    return new, Change(name, target, old_line, new_line, snap.data is None, new != snap.data, before=snap.data, after=new)
 
 
 def _read_only(st: os.stat_result, path: str) -> bool:
@@ -611,28 +632,42 @@ def _fsync_folder(folder: str) -> None:
 APPEND_CAP = 2_000_000  # bytes of a line-based file (a git ignore file) read to look for the line
 
 
-def append_line(path: str | os.PathLike[str], line: str) -> bool:
-    """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
-    folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
-    without a final newline gets one. One O_APPEND write: other lines are never rewritten, so no temp file is needed.
-    Read through fsio (no blocking open, fstat says regular file, capped); the append is opened without blocking and
-    checked the same way, so a FIFO swapped in between cannot hang it."""
+def plan_append(path: str | os.PathLike[str], line: str) -> tuple[bytes | None, bytes] | None:
+    """(the file's bytes or None when it is missing, the bytes append_line would add), or None when the file already
+    contains `line`. Read through fsio: no blocking open, a regular file only, capped. Raises SettingsWriteError."""
     name = os.fspath(path)
     fail = _failer(name, "write")
     try:
+        got: fsio.Capped | None = fsio.read_capped_bytes(name, APPEND_CAP)
+    except FileNotFoundError:
+        got = None
+    except fsio.NotRegularFile:
+        fail("it is not a regular file")
+    except OSError as e:
+        fail(e.strerror or str(e))
+    if got is None:
+        return None, (line + "\n").encode()
+    if got.truncated:
+        fail(f"it is larger than {APPEND_CAP} bytes")
+    if line.encode() in got.data:
+        return None
+    return got.data, ("\n" + line + "\n").encode()  # Claude Code's way: a file without a final newline gets one
+
+
+def append_line(path: str | os.PathLike[str], line: str) -> bool:
+    """Add `line` to a line-based file (a git ignore file) unless the file already contains it; create it and its
+    folders when missing. Returns whether it wrote. The way Claude Code does it: `\n<line>\n` appended, so a file
+    without a final newline gets one (plan_append). One O_APPEND write: other lines are never rewritten, so no temp
+    file is needed. The append is opened without blocking and checked to be a regular file, so a FIFO swapped in
+    after the read cannot hang it."""
+    name = os.fspath(path)
+    fail = _failer(name, "write")
+    planned = plan_append(name, line)
+    if planned is None:
+        return False
+    data = planned[1]
+    try:
         os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
-        try:
-            got: fsio.Capped | None = fsio.read_capped_bytes(name, APPEND_CAP)
-        except FileNotFoundError:
-            got = None
-        except fsio.NotRegularFile:
-            fail("it is not a regular file")
-        if got is not None:
-            if got.truncated:
-                fail(f"it is larger than {APPEND_CAP} bytes")
-            if line.encode() in got.data:
-                return False
-        data = (("\n" if got is not None else "") + line + "\n").encode()
         fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -88,19 +88,35 @@ def _in_effect(catalog: Catalog, change: PlannedChange) -> bool:
     return False
 
 
+def planned(catalog: Catalog, opts: Options, changes: list[PlannedChange]) -> tuple[Catalog, bool]:
+    """(Claude Code's catalog once `changes` were written, whether the tree was discovered again). A change of
+    `enabledPlugins` or `skillOverrides` cannot alter what is found, only how it resolves: it is answered from what
+    `catalog`'s discovery read, reading nothing (`resolve_again`). Any other is discovered again with the changes
+    applied in memory (`Options.pending`). Nothing is written."""
+    from skilltui.runtimes import get
+    from skilltui.runtimes.claude import discovery
+    from skilltui.runtimes.claude.settings import with_changes
+
+    pending: list[tuple[str, tuple[str, ...], object]] = [(c.path, tuple(c.keys), c.value) for c in changes]
+    if all(len(c.keys) == 2 and c.keys[0] in discovery.RESOLVED_KEYS for c in changes):
+        settings = with_changes(settings_of(catalog), pending)
+        again = discovery.resolve_again(catalog, settings) if settings is not None else None
+        if again is not None:
+            return again, False
+    return get("claude").discover(dataclasses.replace(opts, runtime="claude", pending=pending)), True
+
+
 def effect(catalog: Catalog, opts: Options, change: PlannedChange, budget_chars: int,
            prepared: listing.Prepared | None = None) -> Effect:
-    """The listing's change if `change` were written. A change that cannot alter what is discovered (the file already
-    holds the value) is answered from the catalog; any other is discovered again with the change applied in memory
-    (`Options.pending`): a plugin's skills appear or vanish, and an override is merged across every scope as the
-    runtime merges it. Nothing is written."""
+    """The listing's change if `change` were written (same window, same usage). A change the file already holds is
+    answered at once; a plugin toggle or a skill override is resolved again from the catalog without a scan; any
+    other change is discovered again in memory (see `planned`). Nothing is written."""
     from skilltui import budget
-    from skilltui.runtimes import get
 
     prepared = prepared or budget.prepared_for(catalog)
     before = listing.simulate_prepared(prepared, budget_chars)
     if _in_effect(catalog, change):
         return compare(before, before)
-    planned = dataclasses.replace(opts, runtime="claude", pending=[(change.path, tuple(change.keys), change.value)])
-    after = budget.prepared_for(get("claude").discover(planned))
-    return compare(before, listing.simulate_prepared(after, budget_chars), scanned=True)
+    after, scanned = planned(catalog, opts, [change])
+    rows = budget.prepared_for(after, like=prepared)
+    return compare(before, listing.simulate_prepared(rows, budget_chars), scanned=scanned)

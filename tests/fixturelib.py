@@ -4,13 +4,16 @@ replay test and by tools/differential.py, so a difference the harness finds is r
 A case folder holds `case.json` (runtime, home, cwd, empty folders, symbolic links, env), `tree/` (the files, `$TREE`
 standing for the tree's absolute path) and `expected.json` (the real tool's output, `$TREE` for the path).
 The tree is rebuilt at a path of exactly TREE_LEN characters: Codex pays for its skill roots table out of the same
-budget as the lines, so a prompt near its budget depends on the length of the absolute path.
+budget as the lines, so a prompt near its budget depends on the length of the absolute path. `oracle.py --copy` runs
+the tool on a copy at `<tmp>/oracle-XXXXXXXX/<basename>`, so a tree recorded from the oracle is built in
+`oracle_base()`, a folder just as long: the copy then has the same TREE_LEN-long path as the replay.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +40,18 @@ def root_in(base: Path) -> Path:
     base = base.resolve()
     pad = TREE_LEN - len(str(base)) - 1
     return base / ("t" * max(1, pad))
+
+
+ORACLE_TMP_PREFIX = "oracle-"  # oracle.py --copy: tempfile.TemporaryDirectory(prefix="oracle-") / <tree basename>
+RECORD_TMP_PREFIX = "skdiff-"  # as long as ORACLE_TMP_PREFIX
+
+
+def oracle_base() -> Path:
+    """A new temporary folder exactly as long as the oracle's own, to build a tree for the oracle in (root_in): the
+    oracle's copy of it then sits at a path of TREE_LEN characters too, the length the replay uses (Codex's budget
+    depends on it). The caller removes it."""
+    assert len(RECORD_TMP_PREFIX) == len(ORACLE_TMP_PREFIX)
+    return Path(tempfile.mkdtemp(prefix=RECORD_TMP_PREFIX))
 
 
 def materialise(tree: Tree, base: Path) -> Path:
@@ -108,8 +123,23 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
         opts.managed_dir = str(root / "no-managed-dir")  # the oracle's host has no /etc/claude-code
         view = budget.run(opts, model="claude-sonnet-4-6")
         return {"entries": [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries],
-                "rows": [e.row for e in view.result.entries if not e.shipped]}
+                "rows": [e.row for e in view.result.entries if not e.shipped],
+                "all_rows": [e.row for e in view.result.entries]}
     raise ValueError(f"no comparison for {tree.runtime}")
+
+
+def _claude_user_copies(got: dict, want: dict) -> dict:
+    """The oracle marks an entry `shipped` by its name and the start of its description, so a user skill that is a
+    copy of a shipped one (the corpus holds Claude Code's own `claude-api`) is marked shipped too. Where skilltui lists
+    a user skill at that place with exactly the text Claude Code printed, the real entry is taken as the user's."""
+    entries = [dict(e) for e in want["entries"]]
+    ours = got.get("entries", [])
+    all_rows = got.get("all_rows", [])
+    for i, e in enumerate(entries):
+        if (e["shipped"] and i < len(ours) and not ours[i]["shipped"] and ours[i]["label"] == e["label"]
+                and i < len(all_rows) and all_rows[i] == e["text"]):
+            e["shipped"] = False
+    return {**want, "entries": entries}
 
 
 def expected_shape(tree: Tree, want: dict) -> dict:
@@ -141,6 +171,8 @@ def compare(tree: Tree, root: Path, want: dict) -> list[str]:
         got = skilltui_output(tree, root)
     except Exception as exc:  # a crash is a difference too, reported rather than raised
         return [f"skilltui raised {exc.__class__.__name__}: {exc}"]
+    if tree.runtime == "claude":
+        want = _claude_user_copies(got, want)
     exp = expected_shape(tree, want)
     diffs = []
     for key in exp:

@@ -249,3 +249,36 @@ def test_preview_names_the_git_ignore_file_without_writing(tmp_path):
     assert planned.gitignore_planned == str(tree / "xdg/git/ignore") and not (tree / "xdg").exists()
     assert not (tree / "repo/.claude").exists()
     assert toggle.preview(toggle.plan_plugin(catalog, "s@mkt", True, "user")).gitignore_planned is None
+
+
+@pytest.mark.parametrize("run", [r for r in json.loads((HERE / "gitignore" / "case.json").read_text())["runs"]
+                                 if "local" in r["cmd"]], ids=lambda r: r["id"])
+def test_the_dialog_shows_the_git_ignore_lines_claude_code_adds(run, tmp_path, monkeypatch):
+    """What the toggle dialog shows for the git ignore file (the preview's diff, before anything is written) is
+    exactly what Claude Code added to it in the recorded run, and what skilltui's write then adds."""
+    from skilltui.runtimes.claude import toggle
+    from skilltui.settings_writer import text_diff
+
+    if not GIT:
+        pytest.skip("git is not installed")
+    folder = HERE / "gitignore"
+    case = json.loads((folder / "case.json").read_text())
+    tree = prepare(folder, case, run, tmp_path)
+    want = _expected(folder, run, tree)
+    opts = _options(case, run, tree)
+    monkeypatch.setattr("os.environ", opts.env)
+    before = {rel: (tree / rel).read_bytes() if (tree / rel).is_file() else None for rel in want["captured"]}
+    planned = toggle.preview(toggle.plan_plugin(discover(opts), "s@mkt", True, "local"))
+    assert planned.no_write() is None
+    changed = [rel for rel, text in want["captured"].items() if (text.encode() if text is not None else None) != before[rel]]
+    if not changed:  # Claude Code left every ignore file alone: the dialog shows none
+        assert planned.gitignore_planned is None and planned.gitignore_diff == []
+    else:
+        (rel,) = changed
+        assert planned.gitignore_planned == str(tree / rel)
+        assert planned.gitignore_diff == text_diff(before[rel], want["captured"][rel].encode())
+    assert {rel: (tree / rel).read_bytes() if (tree / rel).is_file() else None for rel in before} == before  # unwritten
+    done = toggle.apply(planned)
+    assert done.ok
+    for rel, text in want["captured"].items():
+        assert ((tree / rel).read_text() if (tree / rel).is_file() else None) == text, rel

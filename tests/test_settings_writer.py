@@ -552,3 +552,23 @@ def test_append_line_refuses_a_fifo_without_blocking_and_an_oversized_file(tmp_p
     folder.mkdir()
     with pytest.raises(SettingsWriteError, match="not a regular file"):
         append_line(folder, RULE)
+
+
+def test_preview_carries_the_exact_bytes_the_write_puts_there(tmp_path):
+    """A dialog diffs the writer's own planned bytes: they are the bytes set_member then writes, byte for byte."""
+    from skilltui.settings_writer import text_diff
+
+    crlf = tmp_path / "crlf.json"
+    write(crlf, '\ufeff{\r\n\t"enabledPlugins": {\r\n\t\t"a@m": true\r\n\t}\r\n}')
+    missing = tmp_path / "new" / "settings.json"
+    for path in (crlf, missing):
+        before = path.read_bytes() if path.exists() else None
+        planned = preview(path, (EP, ID), False)
+        assert planned.before == before and planned.changed
+        set_member(path, (EP, ID), False)
+        assert planned.after == path.read_bytes()
+    assert text_diff(None, missing.read_bytes()) == ["@@ -0,0 +1,5 @@", "+{", '+  "enabledPlugins": {',
+                                                     f'+    "{ID}": false', "+  }", "+}"]
+    assert [ln for ln in preview(crlf, (EP, "b@m"), True).diff() if ln[:1] in "+-"] == [
+        f'-\t\t"{ID}": false', f'+\t\t"{ID}": false,', '+\t\t"b@m": true']  # the neighbour gains a comma
+    assert text_diff(b"foo\n", b"foo\n\nbar\n") == ["@@ -1 +1,3 @@", " foo", "+", "+bar"]

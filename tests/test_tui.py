@@ -356,21 +356,135 @@ async def test_toggle_cancel_writes_nothing_and_scope_choice_changes_file(demo):
     assert settings_files(demo) == before
 
 
+def dialog_text(dialog, widget: str = "#toggle-change") -> str:
+    return str(dialog.query_one(widget).render())
+
+
+def spy_notify(app) -> list[str]:
+    """Every notification the app is asked to show (title and message), passed on to Textual as before."""
+    said: list[str] = []
+    real = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(f"{kwargs.get('title', '')}: {message}")
+        return real(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
+
+
 @aio
-async def test_toggle_warns_when_a_higher_scope_still_decides(demo):
+async def test_toggle_with_a_higher_scope_deciding_offers_no_write_and_says_which_file(demo):
     project = Path(demo.cwd) / ".claude" / "settings.json"
     doc = json.loads(project.read_text())
     doc.setdefault("enabledPlugins", {})["formatter@demo-market"] = True
     project.write_text(json.dumps(doc, indent=2) + "\n")
+    before = settings_files(demo)
     async with running(demo) as (app, pilot):
         app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
         await settle(app, pilot)
-        await pilot.press("u")  # write the user file although the project file decides
+        await pilot.press("u")  # the user file, although the project file decides
         await settle(app, pilot)
         dialog = app.screen
-        assert dialog.outcome.ok
-        assert any("still decides" in w for w in dialog.outcome.warnings)
-        assert dialog.query_one("#toggle-warnings").display
+        assert dialog.outcome.ok and dialog.outcome.still_decides == str(project)
+        assert not dialog.query_one("#write").display  # nothing a write would change: no Write button
+        shown = dialog_text(dialog)
+        assert "Nothing to write" in shown and "project/services/web/.claude/settings.json" in shown
+        assert "still decides" in shown and "Press p to write the project file instead" in shown
+        said = spy_notify(app)
+        await pilot.press("w")  # `w` says why instead of doing nothing
+        await settle(app, pilot)
+        assert app.screen is dialog and len(said) == 1
+        said = said[0]
+        assert "Nothing to write" in said and "still decides" in said and "settings.json" in said
+        await pilot.press("p")  # the file that decides: now there is something to write
+        await settle(app, pilot)
+        assert dialog.outcome.no_write() is None and dialog.query_one("#write").display
+    assert settings_files(demo) == before
+
+
+@aio
+async def test_toggle_already_in_that_state_offers_no_write(demo):
+    before = settings_files(demo)
+    async with running(demo) as (app, pilot):
+        app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", True))  # it is enabled already
+        await settle(app, pilot)
+        dialog = app.screen
+        assert not dialog.outcome.ok and not dialog.query_one("#write").display
+        assert "already enabled" in dialog_text(dialog) and "Nothing to write" in dialog_text(dialog)
+        said = spy_notify(app)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert app.screen is dialog and len(said) == 1 and "already enabled" in said[0]
+    assert settings_files(demo) == before
+
+
+@aio
+async def test_toggle_shows_every_line_a_new_local_file_gets_and_the_git_ignore_line(demo):
+    """Creating enabledPlugins writes five lines and a local write adds the git ignore rule: the dialog shows each
+    line as the writer writes it, and after Write the files hold exactly those lines."""
+    home = Path(demo.home)
+    ignore = home / ".config" / "git" / "ignore"
+    async with running(demo) as (app, pilot):
+        app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
+        await settle(app, pilot)
+        await pilot.press("l")
+        await settle(app, pilot)
+        dialog = app.screen
+        local = Path(dialog.outcome.path)
+        assert not local.exists() and dialog.outcome.change.created
+        added = [ln[1:] for ln in dialog.outcome.change.diff() if ln.startswith("+")]
+        assert len(added) == 5 and added[1] == '  "enabledPlugins": {'
+        shown = dialog_text(dialog).splitlines()
+        for line in added:
+            assert "+" + line in [s.strip() for s in shown], line
+        assert dialog.outcome.gitignore_planned == str(ignore)
+        assert "~/.config/git/ignore" in dialog_text(dialog)
+        assert "+**/.claude/settings.local.json" in [s.strip() for s in shown]
+        assert dialog.query_one("#write").display
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ToggleScreen)
+    assert local.read_text().splitlines() == added  # exactly the lines the dialog showed
+    assert ignore.read_text() == "**/.claude/settings.local.json\n"
+
+
+@aio
+async def test_toggle_into_an_existing_object_shows_the_changed_neighbour_line(demo):
+    """Adding a member to an existing object changes its neighbour's line too (a comma): both are shown."""
+    before = settings_files(demo)
+    async with running(demo) as (app, pilot):
+        app.request_toggle(ToggleRequest("plugin", "formatter@demo-market", False))
+        await settle(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+        dialog = app.screen
+        project = dialog.outcome.path
+        diff = dialog.outcome.change.diff()
+        assert [ln for ln in diff if ln[:1] in "+-"] == ['-    "linter@demo-market": true',
+                                                         '+    "linter@demo-market": true,',
+                                                         '+    "formatter@demo-market": false']
+        shown = [s.strip() for s in dialog_text(dialog).splitlines()]
+        assert all(ln.strip() in shown for ln in diff if ln[:1] in "+-")
+        await pilot.press("w")
+        await settle(app, pilot)
+    after = settings_files(demo)
+    import difflib
+
+    real = [ln for ln in difflib.unified_diff(before[project].splitlines(), after[project].splitlines(), lineterm="")
+            if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert real == [ln for ln in diff if ln[:1] in "+-"]
+
+
+@aio
+async def test_override_dialog_shows_the_skill_overrides_lines(demo):
+    async with running(demo) as (app, pilot):
+        app.request_toggle(ToggleRequest("override", "commit-helper", "off"))
+        await settle(app, pilot)
+        dialog = app.screen
+        shown = [s.strip() for s in dialog_text(dialog).splitlines()]
+        assert '+  "skillOverrides": {' in shown and '+    "commit-helper": "off"' in shown
+        assert "+**/.claude/settings.local.json" in shown
 
 
 @aio

@@ -13,7 +13,6 @@ import argparse
 import json
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     changed = 0
     for case_dir in args.cases or fixturelib.cases():
         tree, old = fixturelib.load(case_dir)
-        work = Path(tempfile.mkdtemp(prefix="rerecord-"))
+        work = fixturelib.oracle_base()  # the oracle's copy of the tree keeps its TREE_LEN-long path
         try:
             root = fixturelib.materialise(tree, work)
             want = run_oracle(tree, root)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 import os
@@ -23,7 +24,9 @@ from skilltui.model import (
     Diagnostic,
     Frontmatter,
     Options,
+    Plugin,
     Skill,
+    StatusValue,
 )
 from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
@@ -524,45 +527,126 @@ def _discover(opts: Options) -> Catalog:
     legacy.sort(key=lambda s: collation_key(s.name))
     groups.append(legacy)
 
-    plugin_commands, plugin_skills, disabled_items = _plugin_entries(scan, plugins)
-    groups += [plugin_commands, plugin_skills]
+    ranked = plugin_mod.load_order(plugins, settings)
+    items = _plugin_items(scan, ranked)
+    plugin_commands, plugin_skills, disabled_items = _place(ranked, items)
     shipped_before, shipped_after = _shipped_entries(VERSION)
 
-    entries = [s for g in groups for s in g]
+    found = [s for g in groups for s in g]
+    entries = found + plugin_commands + plugin_skills
     fallbacks = {"legacy-command": "Custom command", "plugin": "Plugin skill", "plugin-command": "Plugin command"}
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
-    entries += shipped_before
-    scoped = _resolve(scan, entries, shipped_after, _add_dir_labels(add_dirs))
+    loaded = {id(s): _as_loaded(s) for s in entries + shipped_before + shipped_after}
+    add_dir_labels = _add_dir_labels(add_dirs)
+    ordered = _order(scan, entries, shipped_before, shipped_after, add_dir_labels)
+    for s in disabled_items:
+        _load_entry(scan, s, "Plugin skill")
+        loaded[id(s)] = _as_loaded(s)
+    _apply_filters(scan, ordered, settings)
+
+    catalog = _catalog(paths.cwd, paths.home, ordered, disabled_items, plugins, settings)
+    catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root,
+                         found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
+    catalog.diagnostics = scan.diags
+    return catalog
+
+
+def _order(scan: _Scan, entries: list[Skill], shipped_before: list[Skill], shipped_after: list[Skill],
+           add_dir_labels: dict[str, str]) -> list[Skill]:
+    """Same-file dedupe, first-name-wins and the add-dir scoped extras (§6), then the listing's order of everything."""
+    entries = entries + shipped_before
+    scoped = _resolve(scan, entries, shipped_after, add_dir_labels)
     ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + shipped_after
     # §6.3, observed: the scoped extras go just before the first entry named `init` that was not shadowed (the
     # builtin command, or a skill or command that took its name, listed or hidden), whatever its group.
     at = next((i for i, s in enumerate(ordered) if s.name == "init" and s.status == LISTED), len(ordered) - len(shipped_after))
     ordered[at:at] = scoped
-    for s in disabled_items:
-        _load_entry(scan, s, "Plugin skill")
-    _apply_filters(scan, ordered, settings)
+    return ordered
 
-    catalog = Catalog(NAME, VERSION, paths.cwd, paths.home, skills=ordered + disabled_items, plugins=plugins, settings=settings)
+
+def _catalog(cwd: str, home: str, ordered: list[Skill], disabled_items: list[Skill], plugins: list[Plugin],
+             settings: Settings) -> Catalog:
+    catalog = Catalog(NAME, VERSION, cwd, home, skills=ordered + disabled_items, plugins=plugins, settings=settings)
     names: dict[tuple[str | None, str], list[str]] = {}  # (plugin, kind) -> item names, in one pass over the items
-    for s in plugin_commands + plugin_skills + disabled_items:
-        names.setdefault((s.plugin, s.kind), []).append(s.name)
+    for s in ordered + disabled_items:
+        if s.plugin is not None and s.source in ("plugin", "plugin-command"):
+            names.setdefault((s.plugin, s.kind), []).append(s.name)
     for p in plugins:
         p.skills, p.commands = names.get((p.id, "skill"), []), names.get((p.id, "command"), [])
-    catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root)
-    catalog.diagnostics = scan.diags
     return catalog
 
 
-def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], list[Skill]]:
-    """Plugin commands then plugin skills, plugin by plugin in enabledPlugins order; items of plugins that do not load."""
-    ranked = plugin_mod.load_order(plugins, scan.settings)
-    commands, skills, disabled = [], [], []
+# ---------------------------------------------------------------- resolving again, without reading (what if)
+Loaded = tuple[str, StatusValue, str | None, str | None, str | None, str]  # name, status, reason, display, override, label
+
+
+def _as_loaded(s: Skill) -> Loaded:
+    """An entry's fields that resolution changes, as they were once its file was read. A plugin item set aside
+    because its plugin does not load counts as found (its file was read all the same)."""
+    status, reason = (LISTED, None) if s.status == DISABLED and s.source in ("plugin", "plugin-command") else (s.status, s.reason)
+    return s.name, status, reason, s.display_name, s.override, s.label
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one discovery read, before the rules that `enabledPlugins` and `skillOverrides` decide (which plugins
+    load and in what order, first-name-wins, overrides, labels): enough to resolve the catalog again under other
+    values of those two settings without reading a file or listing a folder (`resolve_again`)."""
+
+    entries: list[Skill]  # skills-folder entries and legacy commands, in group order
+    items: dict[str, list[Skill]]  # plugin id -> its commands then its skills, each in ICU order; loaded or not
+    shipped_before: list[Skill]
+    shipped_after: list[Skill]
+    add_dir_labels: dict[str, str]
+    loaded: dict[int, Loaded]  # id(entry) -> its fields as read (resolution changes them in place)
+
+
+# The settings whose values resolution reads and discovery does not: a change to one of them is answered again from
+# what was found (observed rules: §7.1 skillOverrides, §10.3-10.5 enabledPlugins).
+RESOLVED_KEYS = ("enabledPlugins", "skillOverrides")
+
+
+def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
+    """The catalog discovery would build if the settings were `settings` (the same files, other `enabledPlugins` or
+    `skillOverrides` values), from what `catalog`'s discovery read: no file is read, no folder listed, `catalog` is
+    not changed. Diagnostics are the scan's, not resolved again. None when `catalog` carries no `Found`."""
+    found = catalog.extra.get("found")
+    if not isinstance(found, Found):
+        return None
+
+    def fresh(s: Skill) -> Skill:  # a shallow copy as read (no __init__: thousands of entries, same fields)
+        copy = object.__new__(Skill)
+        copy.__dict__.update(s.__dict__)
+        copy.name, copy.status, copy.reason, copy.display_name, copy.override, copy.label = found.loaded[id(s)]
+        copy.shadowed_by = copy.order = None
+        return copy
+
+    plugins = [dataclasses.replace(p, notes=list(p.notes), errors=list(p.errors)) for p in catalog.plugins]
+    for p in plugins:
+        plugin_mod.decide(p, settings)
+    items = {pid: [fresh(s) for s in lst] for pid, lst in found.items.items()}
+    commands, skills, disabled = _place(plugin_mod.load_order(plugins, settings), items)
+    scan = _Scan(settings)
+    entries = [fresh(s) for s in found.entries] + commands + skills
+    ordered = _order(scan, entries, [fresh(s) for s in found.shipped_before], [fresh(s) for s in found.shipped_after],
+                     found.add_dir_labels)
+    _apply_filters(scan, ordered, settings)
+    again = _catalog(catalog.cwd, catalog.home, ordered, disabled, plugins, settings)
+    again.extra.update(catalog.extra)
+    again.diagnostics = list(catalog.diagnostics)
+    return again
+
+
+def _plugin_items(scan: _Scan, ranked: list[Plugin]) -> dict[str, list[Skill]]:
+    """Each plugin's commands then its skills, each in ICU order, whether it loads or not (in load order)."""
+    out: dict[str, list[Skill]] = {}
     for p in ranked:
         diags: list[Diagnostic] = []
         by_name = lambda i: collation_key(i.name)  # noqa: E731 - ICU order within a plugin
         items = sorted(plugin_mod.command_items(p, diags), key=by_name) + sorted(plugin_mod.skill_items(p, diags), key=by_name)
         scan.diags.extend(diags)
+        mine = out.setdefault(p.id, [])
         for item in items:
             source = "plugin-command" if item.kind == "command" else "plugin"
             s = Skill(name=fs_name(item.name), source=source, path=item.path, root=item.root, plugin=p.id, kind=item.kind,
@@ -571,13 +655,26 @@ def _plugin_entries(scan: _Scan, plugins) -> tuple[list[Skill], list[Skill], lis
                 s.extra["named_by_frontmatter"] = True
             if item.st is not None:
                 scan.stats[item.path] = item.st
-            if p.loads:
-                (commands if item.kind == "command" else skills).append(s)
-            else:
-                s.status = DISABLED
-                why = plugin_mod.why_not_loaded(p)
-                s.reason = f"plugin {p.id} does not load: {why}" + (f" (decided by {p.decided_in})" if p.decided_in else "")
-                disabled.append(s)
+            mine.append(s)
+    return out
+
+
+def _place(ranked: list[Plugin], items: dict[str, list[Skill]]) -> tuple[list[Skill], list[Skill], list[Skill]]:
+    """Plugin commands then plugin skills, plugin by plugin in load order; then the items of plugins that do not load
+    (set aside, unless their file could not be read: that reason stands)."""
+    commands: list[Skill] = []
+    skills: list[Skill] = []
+    disabled: list[Skill] = []
+    for p in ranked:
+        why = None if p.loads else (f"plugin {p.id} does not load: {plugin_mod.why_not_loaded(p)}"
+                                    + (f" (decided by {p.decided_in})" if p.decided_in else ""))
+        for s in items.get(p.id, ()):
+            if why is None:
+                (commands if s.kind == "command" else skills).append(s)
+                continue
+            if s.status == LISTED:
+                s.status, s.reason = DISABLED, why
+            disabled.append(s)
     return commands, skills, disabled
 
 

@@ -243,6 +243,8 @@ class Prepared:
     total_full: int  # Σ width(full) + (n − 1)
     base: int  # Σ width(full) over fixed + Σ width(nameOnly) over flexible + (n − 1)   (§8.4 step 6)
     flexible_order: tuple[int, ...]  # indices of flexible entries, by usage score, stable
+    usage: Usage | None = None  # what the scores came from: a "what if" prepares again with the same
+    now_ms: float = 0.0
 
 
 def _prepare_entry(skill: Skill, version: str, cap: int, usage: Usage | None, now_ms: float) -> PreparedEntry:
@@ -286,7 +288,7 @@ def prepare(
     base = sum(e.full_width if e.fixed else e.name_only_width for e in entries) + newlines
     flexible = [i for i, e in enumerate(entries) if not e.fixed]
     flexible.sort(key=lambda i: -entries[i].score)  # Python's sort is stable: ties keep listing order
-    return Prepared(entries, version, total, base, tuple(flexible))
+    return Prepared(entries, version, total, base, tuple(flexible), usage, now)
 
 
 # --- the listing -----------------------------------------------------------------------------------------------------

@@ -196,7 +196,7 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
 
 
 def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settings, known: dict[str, dict[str, Any]],
-                        markets: dict[str, Marketplace], managed_off: bool, diags: list[Diagnostic]) -> Plugin:
+                        markets: dict[str, Marketplace], diags: list[Diagnostic]) -> Plugin:
     """One installed marketplace plugin: the record that applies here, then each §10.4 condition in turn."""
     for r in records:
         r.applies = _applies(r, settings)
@@ -215,7 +215,6 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         if folder:
             plugin.root = plugin.read_from_folder = folder
             plugin.notes.append(f"Read from the marketplace folder {folder}")
-    apply_enablement(plugin, settings)
     if rec is not None and rec.install_path is not None and "\0" in rec.install_path:
         # Observed (oracle): Claude Code lists the plugin as enabled, with no error, and loads nothing from it.
         plugin.root = None
@@ -224,32 +223,55 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
                                 f'the installPath of "{pid}" holds a NUL character; Claude Code loads nothing from '
                                 "this plugin and says nothing", fix="Reinstall the plugin"))
     plugin.manifest, plugin.manifest_error = _manifest(plugin.root, diags)
+    # The causes no setting changes, first that applies; whether one counts depends on the settings (decide).
+    if rec is None:
+        where = ", ".join(r.project_path or "?" for r in records)
+        plugin.fixed_block = PluginBlock.OTHER_PROJECT
+        plugin.fixed_error = (f"Not installed for this project (its install records are for {where}); "
+                              f"Claude Code tries to download/cache plugin {name} and fails without it")
+    elif mk is None:
+        plugin.fixed_block, plugin.fixed_error = PluginBlock.MARKETPLACE_UNKNOWN, f"Marketplace {market} not found"
+    elif mk.entries is None:
+        plugin.fixed_block = PluginBlock.MARKETPLACE_FAILED
+        plugin.fixed_error = f"Marketplace {market} failed to load: cache-miss"
+    elif name not in mk.entries:
+        plugin.fixed_block = PluginBlock.NOT_IN_MARKETPLACE
+        plugin.fixed_error = f"Plugin {name} not found in marketplace {market}"
+    elif plugin.manifest_error:
+        plugin.fixed_block, plugin.fixed_error = PluginBlock.MANIFEST_INVALID, plugin.manifest_error
+    elif not plugin.root:
+        plugin.fixed_block = PluginBlock.NO_FILES
+    decide(plugin, settings)
+    return plugin
+
+
+_ENABLEMENT_NOTES = ("Not enabled because its enabledPlugins entry is a version list",
+                     "Disabled in ~/.claude/settings.json but still loads")
+
+
+def decide(plugin: Plugin, settings: Settings) -> None:
+    """Whether a plugin is enabled and loads under `settings`, from the facts read once (§10.4, §10.5). Reads no
+    file: a "what if" asks again with other settings (runtimes/claude/discovery.resolve_again)."""
+    plugin.notes = [n for n in plugin.notes if not n.startswith(_ENABLEMENT_NOTES)]
+    plugin.errors = []
+    apply_enablement(plugin, settings)
+    if plugin.kind == "builtin":
+        plugin.loads = plugin.enabled
+        return
+    if plugin.kind != "marketplace":  # a skills-dir plugin loads when enabled
+        plugin.loads = plugin.enabled
+        plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
+        return
     # Claude Code reports a cause only for a plugin that is enabled; the first cause that applies wins.
-    if managed_off:  # a hard off, whatever the lower scopes say
+    if settings.decide(plugin.id, ("managed",)).value is False:  # a hard off, whatever the lower scopes say
         plugin.blocked = PluginBlock.MANAGED_OFF
     elif not plugin.enabled:
         plugin.blocked = PluginBlock.NOT_ENABLED
-    elif rec is None:
-        plugin.blocked = PluginBlock.OTHER_PROJECT
-        where = ", ".join(r.project_path or "?" for r in records)
-        plugin.errors.append(f"Not installed for this project (its install records are for {where}); "
-                             f"Claude Code tries to download/cache plugin {name} and fails without it")
-    elif mk is None:
-        plugin.blocked = PluginBlock.MARKETPLACE_UNKNOWN
-        plugin.errors.append(f"Marketplace {market} not found")
-    elif mk.entries is None:
-        plugin.blocked = PluginBlock.MARKETPLACE_FAILED
-        plugin.errors.append(f"Marketplace {market} failed to load: cache-miss")
-    elif name not in mk.entries:
-        plugin.blocked = PluginBlock.NOT_IN_MARKETPLACE
-        plugin.errors.append(f"Plugin {name} not found in marketplace {market}")
-    elif plugin.manifest_error:
-        plugin.blocked = PluginBlock.MANIFEST_INVALID
-        plugin.errors.append(plugin.manifest_error)
-    elif not plugin.root:
-        plugin.blocked = PluginBlock.NO_FILES
+    else:
+        plugin.blocked = plugin.fixed_block
+        if plugin.fixed_error:
+            plugin.errors.append(plugin.fixed_error)
     plugin.loads = plugin.blocked is None
-    return plugin
 
 
 def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
@@ -272,8 +294,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     for pid in sorted(records):
         if not records[pid]:
             continue
-        managed_off = settings.decide(pid, ("managed",)).value is False
-        plugins.append(_marketplace_plugin(pid, records[pid], settings, known, markets, managed_off, diags))
+        plugins.append(_marketplace_plugin(pid, records[pid], settings, known, markets, diags))
 
     # `@skills-dir` plugins: a skill folder of the user's that holds .claude-plugin/plugin.json (§3 step 7), in the
     # order the folder lists them (observed: Claude Code does not sort them).
@@ -294,17 +315,14 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         plugin.manifest, plugin.manifest_error = _manifest(root, diags)
         version = plugin.manifest.get("version")
         plugin.version = version if isinstance(version, str) else None
-        apply_enablement(plugin, settings)
-        plugin.loads = plugin.enabled
-        plugin.blocked = None if plugin.enabled else PluginBlock.NOT_ENABLED
+        decide(plugin, settings)
         plugins.append(plugin)
 
     builtins = list(BUILTIN_PLUGINS) + (["cc-plugin-sec-default"] if has_managed_settings(settings) else [])
     for n in builtins:
         plugin = Plugin(f"{n}@builtin", n, "builtin", version="unknown", kind="builtin", marketplace_known=True,
                         scope="managed" if n == "cc-plugin-sec-default" else "user")
-        apply_enablement(plugin, settings)
-        plugin.loads = plugin.enabled
+        decide(plugin, settings)
         plugins.append(plugin)
 
     for plugin in plugins:

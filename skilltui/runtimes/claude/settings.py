@@ -5,6 +5,8 @@ Reading only. Every write goes through `settings_writer`.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import os
 import unicodedata
@@ -161,16 +163,51 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         value, error, src.exists = read_json_file(path)
     else:  # neither text nor a file: an empty source
         value, error = None, None
-    if error is None and value is not None and not isinstance(value, dict):
-        error = "is not a JSON object"
-    if error is None and isinstance(value, dict) and "enabledPlugins" in value:
-        error = _invalid_enabled_plugins(value["enabledPlugins"])
-    if error is None and isinstance(value, dict) and "skillOverrides" in value:
-        error = _invalid_skill_overrides(value["skillOverrides"])
+    if error is None and value is not None:
+        error = _invalid(value)
     if error is None and isinstance(value, dict):
         src.data = value
     src.error = error
     return src
+
+
+def _invalid(value: Any) -> str | None:
+    """Why Claude Code counts a parsed settings file as empty, or None when it reads it."""
+    if not isinstance(value, dict):
+        return "is not a JSON object"
+    if "enabledPlugins" in value and (error := _invalid_enabled_plugins(value["enabledPlugins"])):
+        return error
+    if "skillOverrides" in value:
+        return _invalid_skill_overrides(value["skillOverrides"])
+    return None
+
+
+Change = tuple[str, tuple[str, ...], object]  # (settings file, key path, value): a write not made yet
+
+
+def with_changes(settings: Settings, changes: list[Change]) -> Settings | None:
+    """The settings as Claude Code would read them once each change were written (a "what if"): the file's data
+    copied, changed in memory and judged again as a file read. Nothing is read or written; `settings` is unchanged.
+    None when a change cannot be answered so: its file counts as empty today (a fixed value could revive it) or is
+    not one of the files read."""
+    sources = list(settings.sources)
+    for path, keys, value in changes:
+        at = [i for i, src in enumerate(sources) if src.path and os.path.abspath(src.path) == os.path.abspath(path)]
+        if not at or any(sources[i].error for i in at):
+            return None
+        for i in at:
+            src = sources[i]
+            data = copy.deepcopy(src.data)
+            node = data
+            for key in keys[:-1]:  # a parent that is not an object: the writer refuses, so nothing changes
+                node = node.setdefault(key, {})
+                if not isinstance(node, dict):
+                    break
+            else:
+                node[keys[-1]] = value
+            error = _invalid(data)
+            sources[i] = SettingsSource(src.scope, src.path, {} if error else data, True, error)
+    return dataclasses.replace(settings, sources=sources)
 
 
 def of(catalog: Catalog) -> Settings:
@@ -260,16 +297,10 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         for name in ("settings.json", "settings.local.json"):
             sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", name)))
 
-    for path, keys, value in opts.pending:  # a "what if" view: the change applied in memory, never written
-        for src in sources:
-            if src.path and os.path.abspath(src.path) == os.path.abspath(path):
-                if src.error:
-                    continue
-                node = src.data
-                for key in keys[:-1]:
-                    node = node.setdefault(key, {}) if isinstance(node.get(key, {}), dict) else {}
-                node[keys[-1]] = value
     settings = Settings(paths, sources, env=dict(opts.env))
+    if opts.pending:  # a "what if" view: the changes applied in memory, never written
+        settings = with_changes(settings, opts.pending) or settings
+        sources = settings.sources
     for src in sources:
         if not src.error:
             continue

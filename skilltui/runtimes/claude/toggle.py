@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui import fsio, settings_writer
-from skilltui.model import Catalog
+from skilltui.model import Catalog, Plugin
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings, SettingsSource
 from skilltui.runtimes.claude.settings import of as settings_of
 
@@ -40,6 +40,18 @@ class Outcome:
     gitignore: str | None = None  # the global git ignore file a local-settings write added its rule to
     gitignore_planned: str | None = None  # preview(): the git ignore file the write would add the rule to
     still_decides: str | None = None  # a file of higher precedence that sets this key: the write has no effect
+    decides_scope: str | None = None  # its scope
+    decides_note: str | None = None  # that, in one sentence
+    gitignore_diff: list[str] = field(default_factory=list)  # preview(): the lines the write would add to that file
+
+    def no_write(self) -> str | None:
+        """Why writing would change nothing, naming the file that decides; None when the write changes the file and
+        what Claude Code does (a dialog offers Write only then)."""
+        if not self.ok:
+            return self.message + (f"; {self.decides_note}" if self.decides_note else "")
+        if self.change is not None and not self.change.changed:
+            return f"{self.change.path} already holds this value"
+        return self.decides_note
 
     @property
     def ok(self) -> bool:
@@ -207,12 +219,14 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
             out.message = (f'Plugin "{plugin_id}" is installed at {h} scope, not {scope}. '
                            f"Use --scope {h} or omit --scope to auto-detect.")
             out.failure_code, out.extra = "not_installed_at_scope", {"installedScope": h}
+            _note_higher(out, settings, plugin, scope)
             return out
         lower = tuple(s for s in ("local", "project", "user") if RANK[s] <= RANK[scope])
         value, _ = _deciding(settings, plugin_id, lower)
         if _enabled_value(value, plugin.kind) == enable:
             out.message = f'Plugin "{plugin_id}" is already {command}d at {scope} scope'
             out.failure_code, out.extra = "already_in_goal_state", {"alreadyInGoalState": True}
+            _note_higher(out, settings, plugin, scope)
             return out
     elif plugin.enabled == enable:
         out.message = f'Plugin "{plugin_id}" is already {command}d'
@@ -220,13 +234,20 @@ def plan_plugin(catalog: Catalog, plugin_id: str, enable: bool, scope: str | Non
         return out
 
     out.message = f"Successfully {command}d plugin: {plugin.name} (scope: {target})"
+    _note_higher(out, settings, plugin, target)
+    if out.decides_note:
+        out.warnings.append(out.decides_note)
+    return out
+
+
+def _note_higher(out: Outcome, settings: Settings, plugin: Plugin, target: str) -> None:
+    """A file above `target` that sets the plugin decides whatever `target` says: name it."""
     higher_scopes = tuple(s for s in ("managed", "flag", "local", "project") if s not in RANK or RANK[s] > RANK[target])
-    value, above = _deciding(settings, plugin_id, higher_scopes)
+    value, above = _deciding(settings, plugin.id, higher_scopes)
     if above is not None:  # the written value is not the one that decides
         state = "enabled" if _enabled_value(value, plugin.kind) else "disabled"
-        out.still_decides = above.path or "--settings"
-        out.warnings.append(f"{out.still_decides} ({above.scope} scope) still decides: the plugin stays {state}")
-    return out
+        out.still_decides, out.decides_scope = above.path or "--settings", above.scope
+        out.decides_note = f"{out.still_decides} ({above.scope} scope) still decides: the plugin stays {state}"
 
 
 def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) -> Outcome:
@@ -259,8 +280,9 @@ def plan_override(catalog: Catalog, name: str, value: str, scope: str | None) ->
             break
         other = src.data.get("skillOverrides")
         if isinstance(other, dict) and name in other and other[name] != value:
-            out.still_decides = src.path or "--settings"
-            out.warnings.append(f"{out.still_decides} ({src.scope} scope) sets {name} to {other[name]} and still decides")
+            out.still_decides, out.decides_scope = src.path or "--settings", src.scope
+            out.decides_note = f"{out.still_decides} ({src.scope} scope) sets {name} to {other[name]} and still decides"
+            out.warnings.append(out.decides_note)
             break
     return out
 
@@ -277,6 +299,17 @@ def preview(outcome: Outcome) -> Outcome:
         outcome.change = settings_writer.preview(outcome.path, outcome.keys, outcome.value, within=outcome.within)
         if outcome.ignore_context is not None:  # so a dialog can show every file the write will touch
             outcome.gitignore_planned = planned_ignore(*outcome.ignore_context)
+            planned = None
+            if outcome.gitignore_planned is not None:
+                try:
+                    planned = settings_writer.plan_append(outcome.gitignore_planned, LOCAL_IGNORE_RULE)
+                except settings_writer.SettingsWriteError as exc:  # the settings write stands; say it up front
+                    outcome.warnings.append(f"{exc}; add {LOCAL_IGNORE_RULE} to your git ignore file yourself")
+            if planned is not None:
+                before, added = planned
+                outcome.gitignore_diff = settings_writer.text_diff(before, (before or b"") + added)
+            else:
+                outcome.gitignore_planned = None
     return outcome
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skilltui.model import Catalog, Options
 from skilltui.runtimes import ModelPreset
+
+if TYPE_CHECKING:
+    from skilltui.runtimes.codex.prompt import CodexPrompt
 
 # The models Codex 0.171.0 lists (visibility "list" in its bundled models.json), by display name; their windows are
 # the one table in runtimes/codex/models.py.
@@ -33,7 +38,7 @@ class _Codex:
 
         return discover(opts)
 
-    def prompt(self, catalog: Catalog, context_window: int | None = None):
+    def prompt(self, catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
         from skilltui.runtimes.codex.prompt import build_prompt
 
         return build_prompt(catalog, context_window)

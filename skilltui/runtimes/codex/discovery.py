@@ -17,6 +17,7 @@ import os
 import re
 import tomllib
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,7 @@ SYSTEM_SKILLS = (
 )
 LIST_SCOPE_RANK = {"repo": 0, "user": 1, "system": 2, "admin": 3}
 
+_Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
     _Loader = yaml.CSafeLoader  # libyaml: the parser serde_yaml (unsafe-libyaml) is a port of
 except AttributeError:  # pragma: no cover
@@ -114,7 +116,7 @@ def collapse(s: str) -> str:
     return " ".join(part for part in _WS_RUN.split(s) if part)
 
 
-def _lines_with_offsets(text: str):
+def _lines_with_offsets(text: str) -> Iterator[tuple[str, int, int]]:
     """Rust `str::lines()`: split at '\\n' or '\\r\\n'; yields (line, start offset, offset after the line break)."""
     pos, n = 0, len(text)
     while pos < n:
@@ -211,7 +213,7 @@ class _TypeError(Exception):
         self.line = line
 
 
-def _mark(m) -> str:
+def _mark(m: Any) -> str:
     return f"line {m.line + 1} column {m.column + 1}"
 
 
@@ -233,7 +235,7 @@ def _yaml_error_message(exc: yaml.YAMLError) -> tuple[str, int | None]:
     return (str(exc).splitlines() or ["invalid YAML"])[0], None
 
 
-def compose(text: str):
+def compose(text: str) -> yaml.Node | None:
     """The YAML node tree (aliases stay shared, never expanded). Raises yaml.YAMLError."""
     return yaml.compose(text, Loader=_Loader)
 
@@ -246,14 +248,14 @@ def _valid_yaml(text: str) -> bool:
         return False
 
 
-def _is_null(node) -> bool:
+def _is_null(node: yaml.Node | None) -> bool:
     return isinstance(node, yaml.ScalarNode) and (
         node.tag == "tag:yaml.org,2002:null"
         or (node.style in (None, "") and node.value in ("", "~", "null", "Null", "NULL"))
     )
 
 
-def _kind(node) -> str:
+def _kind(node: yaml.Node) -> str:
     if isinstance(node, yaml.SequenceNode):
         return "sequence"
     if isinstance(node, yaml.MappingNode):
@@ -261,20 +263,20 @@ def _kind(node) -> str:
     return f'string "{node.value}"'
 
 
-def _where(node) -> int:
+def _where(node: yaml.Node) -> int:
     return node.start_mark.line
 
 
-def _opt_str(node, path: str) -> str | None:
+def _opt_str(node: yaml.Node | None, path: str) -> str | None:
     """Option<String>: null -> None, any scalar -> its text as written (serde_yaml takes scalars verbatim)."""
     if node is None or _is_null(node):
         return None
     if isinstance(node, yaml.ScalarNode):
-        return node.value
+        return str(node.value)
     raise _TypeError(f"{path}: invalid type: {_kind(node)}, expected a string at {_mark(node.start_mark)}", _where(node))
 
 
-def _opt_bool(node, path: str) -> bool | None:
+def _opt_bool(node: yaml.Node | None, path: str) -> bool | None:
     if node is None or _is_null(node):
         return None
     if isinstance(node, yaml.ScalarNode) and node.style in (None, ""):
@@ -285,7 +287,7 @@ def _opt_bool(node, path: str) -> bool | None:
     raise _TypeError(f"{path}: invalid type: {_kind(node)}, expected a boolean at {_mark(node.start_mark)}", _where(node))
 
 
-def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, Any]:
+def _fields(node: yaml.Node | None, path: str, struct: str, known: tuple[str, ...]) -> dict[str, Any]:
     """A struct's known fields from a mapping node (unknown keys ignored, a repeated known key is an error)."""
     if node is None or _is_null(node):
         return {}
@@ -303,7 +305,7 @@ def _fields(node, path: str, struct: str, known: tuple[str, ...]) -> dict[str, A
     return out
 
 
-def _seq(node, path: str) -> list:
+def _seq(node: yaml.Node | None, path: str) -> list[yaml.Node]:
     if node is None or _is_null(node):
         return []
     if not isinstance(node, yaml.SequenceNode):
@@ -334,7 +336,7 @@ def extract_frontmatter(text: str) -> tuple[str, int, int] | None:
     first = next(it, None)
     if first is None or rust_trim(first[0]) != "---":
         return None
-    lines = []
+    lines: list[str] = []
     for index, (line, _start, after) in enumerate(it, start=1):
         if rust_trim(line) == "---":
             if not lines:
@@ -394,21 +396,164 @@ def repair_frontmatter(block: str) -> str | None:
     return "\n".join(out) if changed else None
 
 
+class _Events:
+    """The YAML events of a block up to its first parse error, read the way serde_yaml deserializes them: in document
+    order, so a shape error met before the parse error is the one reported (`description: {not: closed` followed by
+    more keys: "description: invalid type: map, …", not the flow-mapping error; oracle, 2026-12-03)."""
+
+    def __init__(self, block: str) -> None:
+        self.items: list[yaml.Event] = []
+        self.error: yaml.YAMLError | None = None
+        known: set[str] = set()
+        try:
+            for event in yaml.parse(block, Loader=_Loader):
+                if isinstance(event, yaml.AliasEvent) and event.anchor not in known:
+                    # serde_yaml's loader stops here, before any later parse error (oracle, 2026-12-03)
+                    mark: Any = event.start_mark
+                    self.error = yaml.composer.ComposerError(None, None, "found undefined alias", mark)
+                    break
+                anchor = getattr(event, "anchor", None)
+                if anchor is not None:
+                    known.add(anchor)
+                self.items.append(event)
+        except yaml.YAMLError as exc:
+            self.error = exc
+        except (RecursionError, ValueError) as exc:
+            self.error = yaml.YAMLError(exc.__class__.__name__)
+        self.pos = 0
+        self.anchors: dict[str, int] = {}  # anchor -> index of the event that starts its node
+
+    def next(self) -> yaml.Event:
+        """The next event; _OutOfEvents where serde_yaml's loader stopped (the parse error)."""
+        if self.pos >= len(self.items):
+            raise _OutOfEvents()
+        event = self.items[self.pos]
+        self.pos += 1
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not isinstance(event, yaml.AliasEvent):
+            self.anchors[anchor] = self.pos - 1
+        return event
+
+    def node_start(self) -> tuple[yaml.Event, bool]:
+        """The first event of the next node and whether its contents follow in the stream (False for an alias,
+        which stands for its anchored node; an unknown anchor stops the loader, as the parse error does)."""
+        event = self.next()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor not in self.anchors:
+                raise _OutOfEvents()
+            return self.items[self.anchors[event.anchor]], False
+        return event, isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
+
+    def skip_contents(self) -> None:
+        depth = 1
+        while depth:
+            event = self.next()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+
+
+class _OutOfEvents(Exception):
+    pass
+
+
+def _event_line(event: yaml.Event) -> int:
+    return event.start_mark.line if event.start_mark is not None else 0
+
+
+def _event_null(event: yaml.Event) -> bool:
+    return isinstance(event, yaml.ScalarEvent) and (
+        event.tag in ("tag:yaml.org,2002:null", "!!null")
+        or (event.style in (None, "") and event.tag is None and event.value in ("", "~", "null", "Null", "NULL"))
+    )
+
+
+def _event_kind(event: yaml.Event) -> str:
+    if isinstance(event, yaml.SequenceStartEvent):
+        return "sequence"
+    if isinstance(event, yaml.MappingStartEvent):
+        return "map"
+    return f'string "{getattr(event, "value", "")}"'
+
+
+def _event_str(event: yaml.Event, path: str) -> str | None:
+    """Option<String>: null -> None, any scalar -> its text as written; a collection fails at its first event."""
+    if _event_null(event):
+        return None
+    if isinstance(event, yaml.ScalarEvent):
+        return str(event.value)
+    raise _TypeError(f"{path}: invalid type: {_event_kind(event)}, expected a string at {_mark(event.start_mark)}",
+                     _event_line(event))
+
+
+FieldVisitor = Callable[[yaml.ScalarEvent, yaml.Event, bool], None]
+
+
+def _walk_struct(ev: _Events, start: yaml.Event, inline: bool, path: str, struct: str, known: tuple[str, ...],
+                 on_field: FieldVisitor) -> None:
+    """A struct read from its first event: each known key handed to `on_field(key, value start, inline)` in document
+    order (on_field consumes an inline value's contents; a repeated known key is serde's duplicate-field error),
+    unknown keys skipped."""
+    if _event_null(start):
+        return
+    if not isinstance(start, yaml.MappingStartEvent):
+        prefix = f"{path}: " if path else ""
+        raise _TypeError(f"{prefix}invalid type: {_event_kind(start)}, expected struct {struct} at "
+                         f"{_mark(start.start_mark)}", _event_line(start))
+    if not inline:  # an alias to a mapping: walk the anchored copy, then carry on after the alias
+        saved = ev.pos
+        ev.pos = ev.items.index(start) + 1
+        try:
+            _walk_struct(ev, start, True, path, struct, known, on_field)
+        finally:
+            ev.pos = saved
+        return
+    seen: set[str] = set()
+    while True:
+        key, key_inline = ev.node_start()
+        if isinstance(key, yaml.MappingEndEvent):
+            return
+        if key_inline:
+            ev.skip_contents()
+        if isinstance(key, yaml.ScalarEvent) and key.value in known:
+            if key.value in seen:  # serde's duplicate-field error carries no location (oracle, 2026-12-03)
+                raise _TypeError(f"{path + ': ' if path else ''}duplicate field `{key.value}`", _event_line(key))
+            seen.add(key.value)
+            value, value_inline = ev.node_start()
+            on_field(key, value, value_inline)
+        else:
+            _value, value_inline = ev.node_start()
+            if value_inline:
+                ev.skip_contents()
+
+
 def _deserialize_frontmatter(block: str) -> dict[str, Any]:
     """serde_yaml::from_str::<SkillFrontmatter>: name, description, metadata.short-description. Raises yaml.YAMLError
-    (syntax) or _TypeError (shape)."""
-    root = compose(block)
-    top = _fields(root, "", "SkillFrontmatter", ("name", "description", "metadata"))
+    (syntax) or _TypeError (shape), whichever serde_yaml meets first."""
+    ev = _Events(block)
     out: dict[str, Any] = {}
-    for key in ("name", "description"):
-        if key in top:
-            k, v = top[key]
-            out[key] = _opt_str(v, key)
-            out[key + "_line"] = k.start_mark.line
-    if "metadata" in top:
-        meta = _fields(top["metadata"][1], "metadata", "SkillFrontmatterMetadata", ("short-description",))
-        if "short-description" in meta:
-            out["short_description"] = _opt_str(meta["short-description"][1], "metadata.short-description")
+
+    def meta_field(_key: yaml.ScalarEvent, value: yaml.Event, _inline: bool) -> None:
+        out["short_description"] = _event_str(value, "metadata.short-description")
+
+    def top_field(key: yaml.ScalarEvent, value: yaml.Event, inline: bool) -> None:
+        if key.value == "metadata":
+            _walk_struct(ev, value, inline, "metadata", "SkillFrontmatterMetadata", ("short-description",), meta_field)
+            return
+        out[key.value] = _event_str(value, key.value)
+        out[key.value + "_line"] = _event_line(key)
+
+    try:
+        ev.next()  # stream start
+        if isinstance(ev.next(), yaml.DocumentStartEvent):  # else the stream ends: an empty block
+            root, inline = ev.node_start()
+            _walk_struct(ev, root, inline, "", "SkillFrontmatter", ("name", "description", "metadata"), top_field)
+    except _OutOfEvents:
+        pass
+    if ev.error is not None:
+        raise ev.error
+    compose(block)  # what the walk does not model (an unknown anchor, a second document) still fails here
     return out
 
 
@@ -423,6 +568,7 @@ def parse_skill_text(text: str, folder_name: str) -> ParsedSkill:
     block, close_index, body_start = found
     fm = Frontmatter(data={}, body=text[body_start:], present=True, status="ok", body_line=close_index + 2, raw=block)
     result.frontmatter = fm
+    fields: dict[str, Any] | None
     try:
         fields = _deserialize_frontmatter(block)
     except (yaml.YAMLError, _TypeError, RecursionError, ValueError) as first:
@@ -447,6 +593,7 @@ def parse_skill_text(text: str, folder_name: str) -> ParsedSkill:
             result.error_line = line + 2 if line is not None else 2
             fm.status, fm.error, fm.error_line = "invalid", message, result.error_line
             return result
+    assert fields is not None  # both branches above either set it or returned
     fm.data = {k: fields[k] for k in ("name", "description") if k in fields}
     if fields.get("short_description") is not None:
         fm.data["metadata"] = {"short-description": fields["short_description"]}
@@ -531,8 +678,8 @@ def parse_openai_yaml(text: str, skill_dir: str) -> SkillMetadataFile:
             "brandColor": _resolve_color(raw["brand_color"]),
             "defaultPrompt": _resolve_str(raw["default_prompt"], MAX_DESCRIPTION_LEN),
         }
-        iface = {k: v for k, v in iface.items() if v is not None}
-        out.interface = iface or None
+        shown = {k: v for k, v in iface.items() if v is not None}
+        out.interface = shown or None
     if "dependencies" in top and not _is_null(top["dependencies"][1]):
         f = _fields(top["dependencies"][1], "dependencies", "Dependencies", ("tools",))
         tools = []
@@ -594,8 +741,8 @@ class _Namespaces:
 
 
 def _manifest_name(data: bytes, folder: str) -> str | None:
-    def pairs(items):
-        seen = {}
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
         for k, v in items:
             if k == "name" and k in seen:
                 raise ValueError("duplicate field `name`")
@@ -623,7 +770,7 @@ class _Config:
     exists: bool = False
 
 
-def _load_config(path: str, diags: list[Diagnostic], severity: str = "error") -> _Config:
+def _load_config(path: str, diags: list[Diagnostic], severity: Severity = "error") -> _Config:
     cfg = _Config(path=path)
     if not os.path.isfile(path):
         return cfg
@@ -699,7 +846,7 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
                 problem = f"skills.config[{i}].name is not a string"
             if problem:
                 break
-    if problem:
+    if problem or not isinstance(entries, list):
         diags.append(_diag("warning", "codex-config-invalid", cfg.path,
                            f"invalid skills config: {problem}; Codex ignores every [[skills.config]] entry of this file"))
         return []
@@ -813,6 +960,7 @@ def skill_roots(cwd: str, home: str, codex_home: str, markers: list[str]) -> tup
 class _Found:
     path: str  # the SKILL.md, in its canonical folder
     root: Root
+    as_found: str = ""  # the SKILL.md below the root through the names the scan walked (links not resolved)
 
 
 def _skill_file_name_ok(name: str) -> bool:
@@ -831,12 +979,14 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
     follow = root.scope != "system"
     top = root.canonical
     visited = {top}
-    queue = deque([(top, 0)])
+    # (canonical folder, the same folder as reached from the root, depth): the prompt writes a skill reached through
+    # a folder link as `rN/<link name>/…`, while skills/list gives the canonical path (oracle, 2026-12-03)
+    queue = deque([(top, top, 0)])
     truncated = False
     deeper: list[tuple[str, int]] = []
     found: list[_Found] = []
 
-    def enqueue(path: str, depth: int) -> None:
+    def enqueue(path: str, as_found: str, depth: int) -> None:
         nonlocal truncated
         if depth > MAX_SCAN_DEPTH:
             if len(deeper) < TOO_DEEP_DIR_CAP:
@@ -847,13 +997,14 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
             return
         if path not in visited:
             visited.add(path)
-            queue.append((path, depth))
+            queue.append((path, as_found, depth))
 
     while queue:
-        folder, depth = queue.popleft()
+        folder, folder_as_found, depth = queue.popleft()
         try:
             with os.scandir(folder) as it:
-                entries = list(it)
+                # by name: two links to one folder, the first in name order names it in the prompt (oracle, 2026-12-03)
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if folder != top:
                 diags.append(_diag("warning", "codex-unreadable-folder", folder,
@@ -870,15 +1021,15 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
                         continue
                     resolved = _realpath(path) if os.path.isdir(path) else None
                     if resolved is not None:
-                        enqueue(resolved, depth + 1)
+                        enqueue(resolved, os.path.join(folder_as_found, name), depth + 1)
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     resolved = _realpath(path)
                     if resolved is not None:
-                        enqueue(resolved, depth + 1)
+                        enqueue(resolved, os.path.join(folder_as_found, name), depth + 1)
                     continue
                 if name == SKILLS_FILENAME and entry.is_file(follow_symlinks=False):
-                    found.append(_Found(path, root))
+                    found.append(_Found(path, root, os.path.join(folder_as_found, name)))
             except OSError:
                 continue
     if truncated:
@@ -944,6 +1095,8 @@ def _load_skill(found: _Found, namespaces: _Namespaces, diags: list[Diagnostic])
     skill = Skill(name=os.path.basename(folder) or "skill", source=found.root.scope, path=real,
                   root=found.root.canonical, skill_dir=folder)
     skill.extra.update({"runtime": NAME, "scope": found.root.scope, "enabled": True})
+    if found.as_found and found.as_found != real:
+        skill.extra["found_path"] = found.as_found
     text, err = read_utf8(path)
     if text is None:
         skill.extra["error"] = f"failed to read file: {err}"
@@ -1034,7 +1187,7 @@ def _system_skills(root: Root, scanned: list[Skill]) -> list[Skill]:
     return out
 
 
-def _list_key(s: Skill) -> tuple:
+def _list_key(s: Skill) -> tuple[int, str, tuple[str, ...]]:
     return (LIST_SCOPE_RANK.get(s.source, 9), s.name, path_key(s.path))
 
 
@@ -1052,7 +1205,9 @@ def discover(opts: Options) -> Catalog:
 
     namespaces = _Namespaces()
     valid: list[Skill] = []
-    invalid: dict[str, Skill] = {}
+    # by (root, path): valid skills are deduplicated across roots, errors are not (a file reached from two roots is
+    # reported twice, oracle 2026-12-03)
+    invalid: dict[tuple[str, str], Skill] = {}
     seen_paths: set[str] = set()
     for root in roots:
         found: list[_Found] = []
@@ -1071,7 +1226,7 @@ def discover(opts: Options) -> Catalog:
                                     "error_code": "codex-read-failed"})
             if skill.extra.get("error"):
                 if root.scope != "system":  # Codex never reports errors from the system root
-                    invalid.setdefault(skill.path, skill)
+                    invalid.setdefault((root.canonical, skill.path), skill)
                 continue
             if skill.path in seen_paths:
                 continue
@@ -1090,13 +1245,14 @@ def discover(opts: Options) -> Catalog:
                 s.extra["decided_by"] = {"file": user_cfg.path, "line": rule.line, "selector": rule.text}
 
     valid.sort(key=_list_key)
-    # errors come root by root in scan order (oracle, 2026-12-03), then by path within a root
-    # and breadth-first within a root (shallower files first), then by path (oracle, 2026-12-03)
+    # errors come root by root in scan order, breadth-first within a root (shallower files first), then by the path
+    # as found (a link's name, not its target; oracle, 2026-12-03)
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
 
-    def error_key(s: Skill) -> tuple:
-        rel = os.path.relpath(s.path, s.root) if s.root else s.path
-        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(s.path)
+    def error_key(s: Skill) -> tuple[int, int, tuple[str, ...]]:
+        where = s.extra.get("found_path") or s.path
+        rel = os.path.relpath(where, s.root) if s.root else where
+        return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(where)
 
     catalog.skills = valid + sorted(invalid.values(), key=error_key)
     catalog.extra.update({
@@ -1137,7 +1293,11 @@ def discover(opts: Options) -> Catalog:
 
 
 def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags: list[Diagnostic]) -> None:
+    reported: set[str] = set()
     for s in invalid:
+        if s.path in reported:  # one finding per file, however many roots reach it
+            continue
+        reported.add(s.path)
         diags.append(_diag("error", s.extra.get("error_code") or "codex-yaml-invalid", s.path, s.extra["error"],
                            line=s.extra.get("error_line")))
     by_name: dict[str, list[Skill]] = {}

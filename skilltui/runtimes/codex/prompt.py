@@ -12,8 +12,9 @@ The developer message is
     </skills_instructions>
 
 Budget (as Codex computes it): with a known context window, 2% of it in tokens, a text costing ceil(UTF-8 bytes / 4)
-tokens (about 4 characters a token); with no window, 8000 characters. The alias table is priced but not taken out of
-the budget (observed with the oracle: 0.171.0 fits the lines to the whole 2%, table or not). When the full
+tokens (about 4 characters a token); with no window, 8000 characters. The alias table is paid for out of it: what the
+body with the roots table costs over the source-locator body (its longer intro leaves one root ~5 tokens, each further
+root ~38 at a 120-character tree path; oracle, 2026-12-03). When the full
 lines do not fit, descriptions are shortened one character at a time, round-robin over the skills in prompt order; when
 even the bare lines (no description) do not fit, the bare lines are taken in prompt order while they fit and the rest
 are dropped.
@@ -74,50 +75,6 @@ INTRO_WITH_LOCATORS = (
     "`cloud package` locators are opaque package identifiers, and `custom resource` locators use their "
     "provider's access mechanism."
 )
-HOW_TO_USE_WITH_LOCATORS = (
-    "- Discovery: The list above is the skills available in this session (name + description + source "
-    "locator). `file` entries live on the host filesystem, `executor package` and `cloud package` "
-    "entries are accessed directly through `skills.read`, and `custom resource` entries use their "
-    "provider's access mechanism.\n"
-    "- Trigger rules: If the user names a skill (with `$SkillName` or plain text) OR the task clearly "
-    "matches a skill's description shown above, you must use that skill for that turn. Multiple mentions "
-    "mean use them all. Do not carry skills across turns unless re-mentioned.\n"
-    "- Missing/blocked: If a named skill isn't in the list or its source can't be read, say so briefly "
-    "and continue with the best fallback.\n"
-    "- How to use a skill (progressive disclosure):\n"
-    "  1) After deciding to use a skill, the main agent must read its `SKILL.md` completely before "
-    "taking task actions. For a `file` entry, open the listed path. For an `executor package` or `cloud "
-    "package`, pass the listed locator directly to `skills.read` as `package`; root aliases are resolved "
-    "automatically. Omit `resource` to read `SKILL.md` directly without calling `skills.list`. If a read "
-    "is paginated, follow `next_cursor` until EOF.\n"
-    "  2) When `SKILL.md` references another resource, use the same access mechanism. For executor and "
-    "cloud skills, pass the complete package-contained resource identifier with the same package to "
-    "`skills.read`; do not treat `skill://` identifiers as filesystem paths.\n"
-    "  3) If `SKILL.md` points to extra folders such as `references/`, use its routing instructions to "
-    "identify the resources required for the task. The main agent must read each required instruction or "
-    "reference file itself before acting on it. Do not delegate reading, summarizing, or interpreting "
-    "skill instructions to a subagent. Subagents may still perform task work when the selected skill "
-    "allows it.\n"
-    "  4) For filesystem-backed skills, prefer running or patching provided scripts instead of retyping "
-    "large code blocks. For executor and cloud skills, use `skills.read` and the available tools; do not "
-    "invent a local path.\n"
-    "  5) Reuse provided assets or templates through the same source access mechanism instead of "
-    "recreating them.\n"
-    "- Coordination and sequencing:\n"
-    "  - If multiple skills apply, choose the minimal set that covers the request and state the order "
-    "you'll use them.\n"
-    "  - Announce which skill(s) you're using and why (one short line). If you skip an obvious skill, "
-    "say why.\n"
-    "- Context hygiene:\n"
-    "  - Progressive disclosure applies to selecting relevant files, not partially reading a selected "
-    "instruction file. Do not load unrelated references, scripts, or assets.\n"
-    "  - Avoid deep reference-chasing: prefer opening only files directly linked from `SKILL.md` unless "
-    "you're blocked.\n"
-    "  - When variants exist (frameworks, providers, domains), pick only the relevant reference file(s) "
-    "and note that choice.\n"
-    "- Safety and fallback: If a skill can't be applied cleanly (missing files, unclear instructions), "
-    "state the issue, pick the next-best approach, and continue."
-)
 DEFAULT_CHAR_BUDGET = 8000
 WINDOW_PERCENT = 2
 BYTES_PER_TOKEN = 4
@@ -143,8 +100,10 @@ def path_key(path: str) -> tuple[str, ...]:
     return tuple(part for part in path.split("/") if part not in ("", "."))
 
 
-def prompt_sort_key(scope: str, name: str, path: str) -> tuple:
-    return (PROMPT_SCOPE_RANK.get(scope, 9), name, path_key(path))
+def prompt_sort_key(scope: str, name: str, path: str) -> tuple[int, str, str]:
+    """Scope, name, then the canonical path as a plain string (`foo-60/SKILL.md` before `foo/SKILL.md`, unlike
+    skills/list's component order; oracle, 2026-12-03)."""
+    return (PROMPT_SCOPE_RANK.get(scope, 9), name, path)
 
 
 def budget_for(context_window: int | None) -> tuple[int, str]:
@@ -164,12 +123,10 @@ def _line(name: str, description: str, file: str) -> str:
     return f"- {name}: {description} (file: {file})" if description else f"- {name}: (file: {file})"
 
 
-def _locator_body(how_to_use: bool = False) -> str:
-    """The body without a roots table that 0.171.0 prices the aliased body against."""
-    lines = ["## Skills", INTRO_WITH_LOCATORS, "### Skill roots", "### Available skills"]  # fits every recording
-    if how_to_use:
-        lines += [HOW_TO_USE_HEADING, HOW_TO_USE_WITH_LOCATORS]
-    return "\n" + "\n".join(lines) + "\n"
+def _locator_body() -> str:
+    """The body without a roots table that 0.171.0 prices the aliased body against: intro and list header only (no
+    `### Skill roots` header, no how-to-use section even for a model that gets one; oracle, 2026-12-03)."""
+    return "\n" + "\n".join(["## Skills", INTRO_WITH_LOCATORS, "### Available skills"]) + "\n"
 
 
 def _body(root_lines: Sequence[str], skill_lines: Sequence[str], how_to_use: bool = False) -> str:
@@ -354,8 +311,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     root_lines = [f"- `r{i}` = `{root}`" for i, root in enumerate(alias_roots)]
     # What the table costs = the aliased body's cost over the source-locator body's (whose longer intro often makes
     # the difference negative: then nothing is taken), as 0.171.0 prices it (oracle, 2026-12-03).
-    table_cost = max(0, text_cost(_body(root_lines, [], how_to_use), unit)
-                     - text_cost(_locator_body(how_to_use), unit))
+    table_cost = max(0, text_cost(_body(root_lines, []), unit) - text_cost(_locator_body(), unit))
     if table_cost >= limit:  # the table alone does not fit: absolute paths, as Codex falls back
         alias_roots, root_lines, table_cost = [], [], 0
     alias = {root: f"r{i}" for i, root in enumerate(alias_roots)}
@@ -365,8 +321,9 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     for s in ordered:
         a = alias.get(s.root)
         prefix = s.root.rstrip("/") + "/"
-        if a is not None and s.path.startswith(prefix):
-            file = f"{a}/{s.path[len(prefix):]}"
+        where = s.extra.get("found_path") or s.path  # through the link names the scan walked, not resolved
+        if a is not None and where.startswith(prefix):
+            file = f"{a}/{where[len(prefix):]}"
         else:
             file = s.path
         shipped = bool(s.extra.get("shipped")) and s.description is None

@@ -1,5 +1,7 @@
-"""The toggle dialog: which settings file to write, the one-line change, who still decides, and the effect on the
-listing, all before anything is written. Writing goes through the engine's one careful writer (`toggle.apply`)."""
+"""The toggle dialog: which settings file to write, the exact lines the write changes (the writer's own planned bytes,
+diffed), the git ignore line a local write adds, who still decides, and the effect on the listing, all before anything
+is written. Write is offered only when writing changes something; else the dialog (and `w`) says why and which file
+decides. Writing goes through the engine's one careful writer (`toggle.apply`)."""
 
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ SCOPES = ("user", "project", "local")
 
 
 class ToggleScreen(ModalScreen):
-    HELP = ("Choose the settings file (scope) to write. The dialog shows the exact line that changes, warns when a "
-            "file of higher precedence still decides, and shows the effect on the skill listing. Nothing is written "
-            "until you press Write.")
+    HELP = ("Choose the settings file (scope) to write. The dialog shows every line the write adds or changes (and "
+            "the git ignore line a local write adds), says when a file of higher precedence still decides (then "
+            "there is nothing to write), and shows the effect on the skill listing. Nothing is written until you "
+            "press Write.")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="toggle.cancel"),
         Binding("ctrl+s,w", "write", "Write", id="toggle.write"),
@@ -105,7 +108,7 @@ class ToggleScreen(ModalScreen):
             outcome.message, outcome.failure_code = str(exc), "write_refused"
         self.outcome = outcome
         self._show_change(outcome)
-        self.query_one("#write", Button).disabled = not outcome.ok or (outcome.change is not None and not outcome.change.changed)
+        self.query_one("#write", Button).display = outcome.no_write() is None
         effect = self.query_one("#toggle-effect", Static)
         if outcome.ok and self.budget_chars is not None:
             effect.update(Text("Effect on the listing: working it out…", style="italic"))
@@ -116,31 +119,51 @@ class ToggleScreen(ModalScreen):
     def _show_change(self, outcome: toggle.Outcome) -> None:
         change_w = self.query_one("#toggle-change", Static)
         warn_w = self.query_one("#toggle-warnings", Static)
+        catalog = self.state.claude
+        why = outcome.no_write()
         t = Text()
         if not outcome.ok:
-            t.append(safe(data.short_paths_in(outcome.message, self.state.claude)), style="bold")
-            t.append("\nNothing will be written.", style="italic")
+            t.append(safe(data.short_paths_in(outcome.message, catalog)), style="bold")
         elif outcome.change is not None:
             c = outcome.change
-            t.append(safe(data.short_path(c.path, self.state.claude)), style="bold")
+            t.append(safe(data.short_path(c.path, catalog)), style="bold")
             if c.created:
                 t.append("  (a new file)", style="italic")
             if c.outside:  # a link leads out of the project: show where the write really goes; Write confirms it
                 t.append(f"\n⚠ through a link, outside the project: {safe(c.target)} — Write confirms this real file",
                          style="bold")
-            if not c.changed:
-                t.append("\n  already holds this value; nothing to write", style="italic")
-            else:
-                colours = palette(self.app)
-                if c.old_line is not None:
-                    t.append("\n- " + safe(c.old_line), style=colours["error"])
-                t.append("\n+ " + safe(c.new_line), style=colours["ok"])
+            if why is None:
+                self._diff(t, c.diff())
+                if outcome.gitignore_planned and outcome.gitignore_diff:  # Claude Code's rule for local settings
+                    t.append("\n" + safe(data.short_path(outcome.gitignore_planned, catalog)), style="bold")
+                    t.append("  (so git ignores settings.local.json everywhere)", style="italic")
+                    self._diff(t, outcome.gitignore_diff)
+        if why is not None:  # Write is hidden: say why, which file decides, and how to write that one instead
+            reason = why if outcome.ok else outcome.decides_note
+            t.append("\nNothing to write" + (": " if reason else "."), style="bold")
+            if reason:
+                t.append(safe(data.short_paths_in(reason, catalog)), style="italic")
+            key = {"user": "u", "project": "p", "local": "l"}.get(outcome.decides_scope or "")
+            if key and outcome.decides_scope != outcome.scope:
+                t.append(f"\nPress {key} to write the {outcome.decides_scope} file instead.", style="italic")
         change_w.update(t)
         w = Text()
         for warning in outcome.warnings:
+            if warning == outcome.decides_note:  # said with "Nothing to write" above
+                continue
             w.append("⚠ " + safe(warning) + "\n", style="bold")
         warn_w.update(w)
-        warn_w.display = bool(outcome.warnings)
+        warn_w.display = bool(w.plain)
+
+    def _diff(self, t: Text, lines: list[str]) -> None:
+        """Diff lines as written: added green, removed red, context dim (text, never markup). Hunk headers are left
+        out: one setting changes one place of a file, so there is one hunk."""
+        colours = palette(self.app)
+        for line in lines:
+            if line.startswith("@@"):
+                continue
+            style = {"+": colours["ok"], "-": colours["error"]}.get(line[:1], "dim")
+            t.append("\n" + safe(line), style=style)
 
     @work(thread=True, exclusive=True, group="effect", description="simulate the toggle")
     def _effect(self, outcome: toggle.Outcome) -> None:
@@ -176,7 +199,12 @@ class ToggleScreen(ModalScreen):
     @on(Button.Pressed, "#write")
     def action_write(self) -> None:
         outcome = self.outcome
-        if outcome is None or not outcome.ok or self.query_one("#write", Button).disabled:
+        if outcome is None:
+            return
+        why = outcome.no_write()
+        if why is not None:  # never silently nothing: say why, and which file decides
+            self.notify(safe(data.short_paths_in(why, self.state.claude)), title="Nothing to write",
+                        severity="warning", markup=False)
             return
         # The dialog showed the real target when a link leads out of the project: pressing Write confirms it.
         self.dismiss(toggle.apply(outcome, follow_links=outcome.change is not None and outcome.change.outside))
