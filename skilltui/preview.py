@@ -4,15 +4,34 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any
+from typing import Any, TypedDict
 
 from skilltui import refs
 from skilltui.model import Catalog, Options, Skill
 
 BODY_CAP = 1_000_000  # bytes read for a preview; the runtimes read no more
 
+Json = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
 
-def _jsonable(value: Any, depth: int = 0) -> Any:
+
+class RuntimeCopy(TypedDict):
+    path: str
+    source: str
+    status: str
+    reason: str | None
+    shadowed_by: str | None
+
+
+class RuntimePick(TypedDict):
+    """`show --runtime all --json` (skilltui/schemas/show-all.json): one runtime's pick for a name."""
+
+    runtime: str
+    runtime_version: str
+    picked: str | None
+    copies: list[RuntimeCopy]
+
+
+def _jsonable(value: object, depth: int = 0) -> Json:
     """Frontmatter values as JSON: dates and other YAML types become text; depth is bounded."""
     if depth > 20:
         return "…"
@@ -78,11 +97,11 @@ def skill_details(catalog: Catalog, skill: Skill) -> dict[str, Any]:
     }
 
 
-def every_runtime(opts: Options, name: str) -> list[dict[str, Any]]:
+def every_runtime(opts: Options, name: str) -> list[RuntimePick]:
     """For one skill name: which copy each runtime picks, from where, and which copies it ignores and why."""
     from skilltui.runtimes import RUNTIMES, discover
 
-    rows = []
+    rows: list[RuntimePick] = []
     for runtime in RUNTIMES:
         o = copy.copy(opts)
         o.runtime = runtime

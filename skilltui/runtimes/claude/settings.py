@@ -11,7 +11,6 @@ import json
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
 
 from skilltui import fsio
 from skilltui.model import Catalog, Diagnostic, Options
@@ -26,14 +25,14 @@ SETTINGS_CAP = 2 * 1024 * 1024  # bytes; Claude Code ignores a larger settings f
 class SettingsSource:
     scope: str
     path: str | None  # None for inline `--settings` JSON
-    data: dict[str, Any] = field(default_factory=dict)  # {} when missing, unparseable or skipped
+    data: dict[str, object] = field(default_factory=dict)  # {} when missing, unparseable or skipped
     exists: bool = False
     error: str | None = None  # why the file counts as empty
 
 
 @dataclass
 class Decision:
-    value: Any  # the deciding enabledPlugins value, or None when no file mentions the id
+    value: object  # the deciding enabledPlugins value, or None when no file mentions the id
     source: SettingsSource | None
 
     @property
@@ -101,7 +100,7 @@ def paths_for(opts: Options) -> Paths:
     return Paths(home, cwd, config_dir, os.path.abspath(opts.managed_dir), git_root, local_root, plugins_dir, global_config)
 
 
-def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[Any, str | None, bool]:
+def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[object, str | None, bool]:
     """(value, error, exists). Never raises: a problem comes back as an error text. Read through fsio: a FIFO or device
     is refused without blocking, the read stops at the cap, a 5,000-digit integer reads as JavaScript reads it."""
     try:
@@ -126,7 +125,7 @@ def read_json_file(path: str, cap: int = SETTINGS_CAP) -> tuple[Any, str | None,
         return None, f"is not valid JSON: {exc}", True
 
 
-def _invalid_enabled_plugins(value: Any) -> str | None:
+def _invalid_enabled_plugins(value: object) -> str | None:
     """Claude Code rejects the whole file when an enabledPlugins value is neither a boolean nor a version list."""
     if not isinstance(value, dict):
         return "enabledPlugins: Invalid input (expected an object)"
@@ -140,7 +139,7 @@ def _invalid_enabled_plugins(value: Any) -> str | None:
 OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")
 
 
-def _invalid_skill_overrides(value: Any) -> str | None:
+def _invalid_skill_overrides(value: object) -> str | None:
     """An skillOverrides value other than the four words voids the whole file, like a bad enabledPlugins value
     (spec/claude-code.md §7.1, observed); the message is Claude Code's."""
     if not isinstance(value, dict):
@@ -171,7 +170,7 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
     return src
 
 
-def _invalid(value: Any) -> str | None:
+def _invalid(value: object) -> str | None:
     """Why Claude Code counts a parsed settings file as empty, or None when it reads it."""
     if not isinstance(value, dict):
         return "is not a JSON object"
@@ -200,9 +199,10 @@ def with_changes(settings: Settings, changes: list[Change]) -> Settings | None:
             data = copy.deepcopy(src.data)
             node = data
             for key in keys[:-1]:  # a parent that is not an object: the writer refuses, so nothing changes
-                node = node.setdefault(key, {})
-                if not isinstance(node, dict):
+                child = node.setdefault(key, {})
+                if not isinstance(child, dict):
                     break
+                node = child
             else:
                 node[keys[-1]] = value
             error = _invalid(data)
@@ -237,17 +237,17 @@ class Settings:
                     return Decision(ep[plugin_id], src)
         return Decision(None, None)
 
-    def value(self, key: str) -> Any:
+    def value(self, key: str) -> object:
         """A plain setting: the highest source that sets it wins. --add-dir settings count only for enabledPlugins."""
         for src in self.sources:
             if key in src.data and src.scope != "add-dir":
                 return src.data[key]
         return None
 
-    def merged_map(self, key: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    def merged_map(self, key: str, skip: tuple[str, ...] = ()) -> dict[str, object]:
         """A map setting (skillOverrides) merged per entry, the higher source winning each entry; sources of the
         scopes in `skip` are not read."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for src in reversed(self.sources):
             # --add-dir settings count only for enabledPlugins (observed, §10.5), whatever the caller skips
             if src.scope == "add-dir" or src.scope in skip:
@@ -263,8 +263,9 @@ class Settings:
         seen: dict[str, None] = {}
         for scope in ("add-dir", "user", "project", "local", "flag", "managed"):
             for src in self.sources:
-                if src.scope == scope and isinstance(src.data.get("enabledPlugins"), dict):
-                    for key in src.data["enabledPlugins"]:
+                enabled = src.data.get("enabledPlugins")
+                if src.scope == scope and isinstance(enabled, dict):
+                    for key in enabled:
                         seen.setdefault(key, None)
         return list(seen)
 
