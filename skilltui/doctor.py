@@ -7,16 +7,19 @@ import copy
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery, invisible
-from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options
+from skilltui.frontmatter import FileFrontmatter
+from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import discover, get
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _guard(out: list[Diagnostic], what: str, path: str | None, fn, *args) -> None:
+def _guard(out: list[Diagnostic], what: str, path: str | None, fn: Callable[..., list[Diagnostic]], *args: object) -> None:
     try:
         out.extend(fn(*args))
     except Exception as exc:  # a check must never take the doctor down with it
@@ -25,24 +28,111 @@ def _guard(out: list[Diagnostic], what: str, path: str | None, fn, *args) -> Non
 
 def link_findings(catalog: Catalog) -> list[Diagnostic]:
     """Relative links in the bodies of loaded skills that are broken or leave the skill folder."""
-    out = []
+    out: list[Diagnostic] = []
     for s in catalog.skills:
-        if s.status not in (LISTED, HIDDEN) or not s.frontmatter or not s.skill_dir:
-            continue
-        for ref in refs.broken_references(s.frontmatter.body, s.skill_dir, s.frontmatter.body_line):
-            if not ref.inside_skill_dir:
-                out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
-                                      fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))
-            else:
-                out.append(Diagnostic("warning", "skill-link-broken", s.path, f"link {ref.link!r}: {ref.problem}", ref.line,
-                                      fix="Fix the path or add the missing file", runtime=catalog.runtime))
+        if _wants_links(s):
+            assert s.frontmatter is not None and s.skill_dir is not None
+            out += skill_link_findings(catalog, s, s.frontmatter.body)
     return out
+
+
+def _wants_links(s: Skill) -> bool:
+    return s.status in (LISTED, HIDDEN) and bool(s.frontmatter) and bool(s.skill_dir)
+
+
+def _wants_conformance(s: Skill) -> bool:
+    # shipped entries (Codex's system skills before Codex writes them) have no file to check
+    return s.kind == "skill" and bool(s.skill_dir) and bool(s.path) and s.status in (LISTED, HIDDEN) \
+        and not s.extra.get("shipped")
+
+
+def skill_link_findings(catalog: Catalog, s: Skill, body: str) -> list[Diagnostic]:
+    assert s.frontmatter is not None and s.skill_dir is not None
+    out = []
+    for ref in refs.broken_references(body, s.skill_dir, s.frontmatter.body_line):
+        if not ref.inside_skill_dir:
+            out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
+                                  fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))
+        else:
+            out.append(Diagnostic("warning", "skill-link-broken", s.path, f"link {ref.link!r}: {ref.problem}", ref.line,
+                                  fix="Fix the path or add the missing file", runtime=catalog.runtime))
+    return out
+
+
+@dataclass
+class _Lens:
+    """One per-skill lens of `skill_pass`: its findings, and the first failure (a check never takes the doctor down)."""
+
+    what: str
+    found: list[Diagnostic] = field(default_factory=list)
+    failed: Diagnostic | None = None
+    failures: int = 0
+
+    def run(self, path: str | None, fn: Callable[..., list[Diagnostic]], *args: object) -> None:
+        try:
+            self.found += fn(*args)
+        except Exception as exc:
+            self.failures += 1
+            if self.failed is None:
+                self.failed = Diagnostic("warning", "doctor-check-failed", path,
+                                         f"{self.what} could not run: {exc.__class__.__name__}: {exc}")
+
+    def results(self) -> list[Diagnostic]:
+        if self.failed is not None and self.failures > 1:
+            self.failed.message += f" (and on {self.failures - 1} other skills)"
+        return self.found + ([self.failed] if self.failed is not None else [])
+
+
+def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens) -> None:
+    """The lenses that read a skill's file (links, invisible characters in the body, Agent Skills conformance), skill
+    by skill: each SKILL.md is read once and its bytes shared (each lens used to read it again). `conformed` holds the
+    folders already checked for conformance (one check per folder, whichever runtime found it first)."""
+    for s in catalog.skills:
+        want_links, want_body = _wants_links(s), s.status == LISTED
+        want_conf = _wants_conformance(s) and s.skill_dir not in conformed
+        if not (want_links or want_body or want_conf):
+            continue
+        fm = s.frontmatter
+        raw: conformance.RawFile | None = None
+        if isinstance(fm, FileFrontmatter) or (want_conf and s.path):
+            where = fm.path if isinstance(fm, FileFrontmatter) else s.path
+            assert where is not None
+            raw = conformance.read_raw(where, max(conformance.MAX_BYTES, fm.cap if isinstance(fm, FileFrontmatter) else 0))
+        if not (want_links or want_body):
+            body = ""
+        elif isinstance(fm, FileFrontmatter):
+            assert raw is not None
+            body = fm.body_from(raw.data)
+        else:
+            body = fm.body if fm is not None else ""
+        if want_links:
+            links.run(s.path, skill_link_findings, catalog, s, body)
+        if want_body and fm is not None:
+            bodies.run(s.path, invisible.body_findings, catalog, s, body)
+        if want_conf:
+            assert s.skill_dir is not None
+            conformed[s.skill_dir] = None
+            read = _ReadOnce(fm.path if isinstance(fm, FileFrontmatter) else s.path, raw)
+            conformance_.run(s.skill_dir, conformance.check, s.skill_dir, None, read)
+
+
+@dataclass
+class _ReadOnce:
+    """The conformance lens's reader for one folder: the doctor's read of `path` when it asks for that file."""
+
+    path: str | None
+    raw: conformance.RawFile | None
+
+    def __call__(self, path: Path) -> tuple[str | None, str | None, bool]:
+        if self.raw is not None and str(path) == self.path:
+            return conformance.skill_md_text(self.raw, path.name)
+        return conformance.read_skill_md(path)
 
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     """Which entries lose their description at the runtime's default window."""
     view = budget.run(opts, catalog=catalog)
-    if not view.result.over_budget:
+    if not isinstance(view, budget.BudgetView) or not view.result.over_budget:
         return []
     lost = [e.name for e in view.result.entries if e.shown == "name-only" and not e.shipped]
     if not lost:
@@ -61,7 +151,8 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is
     used for its runtime instead of discovering again."""
     found: list[Diagnostic] = []
-    skill_dirs: dict[str, None] = {}
+    conformed: dict[str, None] = {}
+    conformance_ = _Lens("the Agent Skills conformance check")
     catalogs: list[Catalog] = []
     by_runtime: dict[str, Catalog] = {}
     plugin_roots: dict[str, None] = {}
@@ -75,8 +166,11 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
-        _guard(found, "the link check", None, link_findings, catalog)
-        _guard(found, "the invisible-character check", None, invisible.findings, catalog)
+        links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
+        skill_pass(catalog, conformed, links, bodies, conformance_)
+        found += links.results()
+        _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
+        found += bodies.results()
         explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
@@ -87,12 +181,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                     plugin_roots[p.root] = None
                     _guard(found, "the plugin consistency check", p.root,
                            lambda root=p.root: delivery.check_plugin(root, capability_guide=guide))
-        for s in catalog.skills:
-            # shipped entries (Codex's system skills before Codex writes them) have no file to check
-            if s.kind == "skill" and s.skill_dir and s.path and s.status in (LISTED, HIDDEN) and not s.extra.get("shipped"):
-                skill_dirs.setdefault(s.skill_dir, None)
-    for d in skill_dirs:
-        _guard(found, "the Agent Skills conformance check", d, conformance.check, d)
+    found += conformance_.results()
     if catalogs:
         paths = catalogs[0].extra.get("paths")
         project = getattr(paths, "git_root", None) or opts.cwd
@@ -127,7 +216,7 @@ def lens_of(d: Diagnostic) -> str:
 
 def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
-    seen: set[tuple] = set()
+    seen: set[tuple[str, str | None, int | None, str]] = set()
     by_cause: dict[tuple[str, str | None], Diagnostic] = {}
     out: list[Diagnostic] = []
     for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):

@@ -436,3 +436,10 @@ class FileFrontmatter(Frontmatter):
             return claude_body(read_text(self.path, self.cap).text)
         except OSError:
             return ""
+
+    def body_from(self, data: bytes | None) -> str:
+        """`read_body` from the file's bytes as a caller read them (more than `cap` of them, or all; None when the
+        file could not be read): a caller that reads the file anyway spares a second read."""
+        if data is None:
+            return ""
+        return claude_body(data[: self.cap].decode("utf-8", errors="replace"))

@@ -9,7 +9,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -52,11 +52,42 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None) -> 
         return Ref(link, None, False, False, problem="empty link")
     if os.path.isabs(target) or target.startswith("~"):
         return Ref(link, None, False, False, problem="absolute paths are not followed")
-    path = os.path.normpath(os.path.join(skill_dir, target))
-    if not _inside_under(path, skill_dir, real_dir or os.path.realpath(skill_dir)):
+    norm = os.path.normpath(target)
+    if norm.startswith("..") or norm == "." or not os.path.isabs(skill_dir) or os.path.normpath(skill_dir) != skill_dir:
+        path = os.path.normpath(os.path.join(skill_dir, target))
+        if not _inside_under(path, skill_dir, real_dir or os.path.realpath(skill_dir)):
+            return Ref(link, path, False, False, problem="leaves the skill folder; not followed")
+        exists = os.path.exists(path)
+        return Ref(link, path, exists, True, problem=None if exists else "file not found")
+    # The common case, a path that stays below the folder as written: the same answer from one lstat per part (no
+    # realpath of the folder unless a part is a link), and a missing part settles that the file does not exist.
+    path = os.path.join(skill_dir, norm)
+    inside, known = _walk_below(skill_dir, norm.split(os.sep), real_dir)
+    if not inside:
         return Ref(link, path, False, False, problem="leaves the skill folder; not followed")
-    exists = os.path.exists(path)
+    exists = os.path.exists(path) if known is None else known
     return Ref(link, path, exists, True, problem=None if exists else "file not found")
+
+
+def _walk_below(folder: str, parts: list[str], real_folder: str | None) -> tuple[bool, bool | None]:
+    """(inside, exists) of folder/parts: `_inside_under` walking from the folder as written (a part's lstat sees the
+    same entry as from the folder's real path). exists is None when a link was followed (the caller stats then)."""
+    cur, followed = folder, False
+    for part in parts:
+        nxt = os.path.join(cur, part)
+        try:
+            mode = os.lstat(nxt).st_mode
+        except (OSError, ValueError):
+            return True, False  # a part that cannot be looked up: nothing below it exists, and it stays inside
+        if stat.S_ISLNK(mode):
+            real_folder = real_folder or os.path.realpath(folder)
+            real = os.path.realpath(nxt)
+            if not _inside(real, real_folder, real_folder):
+                return False, False
+            cur, followed = real, True
+        else:
+            cur = nxt
+    return True, None if followed else True
 
 
 def _inside_under(path: str, folder: str, real_folder: str) -> bool:
@@ -106,6 +137,23 @@ def _might_link(body: str) -> bool:
     return "](" in body or "]:" in body or "<" in body or "skill://" in body or "][" in body
 
 
+def _written(md: MarkdownIt, body: str, href: str) -> str:
+    """The target as the author wrote it (markdown-it percent-encodes it)."""
+    if href in body:
+        return href
+    text = md.normalizeLinkText(href)
+    return text if text in body else href
+
+
+def _add(out: list[tuple[str, int]], seen: set[str], link: str, line: int) -> None:
+    """A link found on a line: local ones and skill:// URLs, each once."""
+    is_skill = link.startswith("skill://")
+    if not link or link in seen or link.startswith("#") or (_SCHEME.match(link) and not is_skill):
+        return
+    seen.add(link)
+    out.append((link, line))
+
+
 def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str] | None = None) -> list[tuple[str, int]]:
     """(link, 1-based file line) for every local link and image of the Markdown body, and every skill:// URL in its
     text, in order, without repeats. Links come from markdown-it's token stream, never from a pattern over lines."""
@@ -116,18 +164,10 @@ def find_links(body: str, body_line: int = 1, reduce: bool = True, only: set[str
     md = _markdown()
 
     def written(href: str) -> str:
-        """The target as the author wrote it (markdown-it percent-encodes it)."""
-        if href in body:
-            return href
-        text = md.normalizeLinkText(href)
-        return text if text in body else href
+        return _written(md, body, href)
 
     def add(link: str, line: int) -> None:
-        is_skill = link.startswith("skill://")
-        if not link or link in seen or link.startswith("#") or (_SCHEME.match(link) and not is_skill):
-            return
-        seen.add(link)
-        out.append((link, line))
+        _add(out, seen, link, line)
 
     env: dict[str, Any] = {}  # markdown-it's own environment: it fills `references` with its dicts
     tokens: list[Token] = []
@@ -235,23 +275,206 @@ def _candidates(body: str) -> list[str]:
     return found + _DEF_TARGET.findall(body) if "]:" in body else found
 
 
-def broken_references(body: str, skill_dir: str, body_line: int = 1) -> list[Ref]:
+def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: str | None = None,
+                      fast: bool = True) -> list[Ref]:
     """Local links of the body that are broken or leave the skill folder (skill:// URLs aside). Most bodies are
     settled by the candidate scan alone: when every candidate target exists inside the folder, no real link can be
-    broken, and the Markdown parse is skipped."""
+    broken, and the Markdown parse is skipped. Where one is broken, `simple_links` proves which candidates are real
+    links without markdown-it when the paragraphs holding them are plain (`fast=False` always parses: tests compare)."""
     if not _might_link(body):
         return []
-    real_dir = os.path.realpath(skill_dir)
+    resolved: dict[str, Ref] = {}
     broken: set[str] = set()
     for target in _candidates(body):
-        if target and not target.startswith("#") and not _SCHEME.match(target) and target not in broken \
-                and not resolve_relative(target, skill_dir, real_dir).exists:
-            broken.add(target)
+        if target and not target.startswith("#") and not _SCHEME.match(target) and target not in resolved:
+            ref = resolved[target] = resolve_relative(target, skill_dir, real_dir)
+            if not ref.exists:
+                broken.add(target)
     if not broken:
         return []
     # Only paragraphs holding a broken target need their inline structure: the others cannot yield a finding.
-    return [r for r in references(body, skill_dir, body_line, only=broken)
-            if not r.link.startswith("skill://") and not r.exists]
+    found = simple_links(body, body_line, broken) if fast else None
+    if found is None:
+        found = find_links(body, body_line, only=broken)
+    out = []
+    for link, line in found:
+        if link.startswith("skill://"):
+            continue
+        known = resolved.get(link)
+        ref = replace(known, line=line) if known is not None else resolve_relative(link, skill_dir, real_dir)
+        ref.line = line
+        if not ref.exists:
+            out.append(ref)
+    return out
+
+
+# A link or image whose structure needs no parser: text without brackets and a destination without spaces, brackets,
+# escapes, entities or control characters, on one line.
+_SIMPLE_LINK = re.compile(r"!?\[[^\[\]\n]*\]\(([^\s()<>\\&\x00-\x1f\x7f]*)\)")
+_NOT_SIMPLE = re.compile(r"[`\\<\[\]]")  # left after the simple links: code spans, escapes, autolinks, other brackets
+_PLAIN_DEST = re.compile(r"(?!//)[A-Za-z0-9._~/#?=+,;@!$'*-]*")  # markdown-it's normalizeLink leaves these as written
+
+
+# The lines that decide the block structure of `_markdown()` (indented code, fences, paragraphs): blank, indented by 4
+# columns or more (a tab within the first 4 reaches them), and fence-like (3+ backticks or tildes after <= 3 spaces).
+# Every other line is ordinary: it starts or continues a paragraph, or is the content of a fence. Each is matched
+# with the newline before it (a literal first: the regex engine skips to it at C speed).
+_BLOCK_LINE = re.compile(r"\n(?:[ \t]*(?=\n|\Z)|( {0,3}\t| {4})|( {0,3})(`{3,}|~{3,})([^\n]*))")
+_NONE, _PARA, _CODE, _FENCED = range(4)
+
+
+def _paragraphs(body: str, last: int | None = None) -> list[tuple[int, int, int, int]]:
+    """(first line, end line, start offset, end offset) of each paragraph, as the block parser of `_markdown()` finds
+    them: its only block rules are indented code, fences, reference definitions (the caller makes sure there are
+    none) and paragraphs. Only the lines that can change the state are visited. With `last`, the scan stops once the
+    paragraph holding that line (if any) is closed."""
+    out: list[tuple[int, int, int, int]] = []
+    text = "\n" + body  # the first line has a newline before it too; offsets in `text` are then offsets in `body` + 1
+    state, start, start_at, marker, length = _NONE, 0, 0, "", 0
+    line, pos = -1, 0  # line number of the current event, and the offset counted up to
+    prev, prev_at = -1, -1  # the previous event's line and offset in body
+    for m in _BLOCK_LINE.finditer(text):
+        at = m.start()  # the line starts at text[at + 1], that is body[at]
+        line += text.count("\n", pos, at + 1)
+        pos = at + 1
+        if line > prev + 1 and state != _FENCED and state != _PARA:  # ordinary lines since the previous event
+            state, start = _PARA, prev + 1
+            start_at = body.find("\n", prev_at) + 1 if prev >= 0 else 0
+        if last is not None and line > last and state != _PARA:
+            return out
+        prev, prev_at = line, at
+        if state == _FENCED:  # a fence ends at a line of at least as many markers and spaces only, else at the end
+            if m.lastindex is not None and m.lastindex >= 3 and m.group(3)[0] == marker \
+                    and len(m.group(3)) >= length and not m.group(4).strip(" \t"):
+                state = _NONE
+        elif m.lastindex is None:  # blank: ends a paragraph; indented code goes on past it
+            if state == _PARA:
+                out.append((start, line, start_at, at - 1))
+                state = _NONE
+        elif m.lastindex == 1:  # indented: code, unless it continues a paragraph
+            if state != _PARA:
+                state = _CODE
+        elif m.group(3)[0] == "`" and "`" in m.group(4):  # not a fence (backtick in the info string): ordinary
+            if state != _PARA:
+                state, start, start_at = _PARA, line, at
+        else:  # a fence opens, interrupting a paragraph
+            if state == _PARA:
+                out.append((start, line, start_at, at - 1))
+            state, marker, length = _FENCED, m.group(3)[0], len(m.group(3))
+    lines = line + 1 + text.count("\n", pos)
+    if prev + 1 < lines and state != _FENCED and state != _PARA:
+        state, start = _PARA, prev + 1
+        start_at = body.find("\n", prev_at) + 1 if prev >= 0 else 0
+    if state == _PARA:
+        out.append((start, lines, start_at, len(body)))
+    return out
+
+
+# With no indented and no whitespace-only line, a body's blocks are fences and paragraphs split by empty lines: the
+# paragraph around a line is found by a few searches instead of a walk over the lines before it.
+_INDENTED_OR_SPACES = re.compile(r"\n(?:[ \t]+(?=\n|\Z)| {0,3}\t| {4})")
+_FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """[start, end) offsets in `text` ("\n" + body, no indented lines) of each fence, from its opening line's newline
+    to the end of its closing line (to the end when it is not closed)."""
+    out = []
+    open_at, marker, length = -1, "", 0
+    for m in _FENCE_LINE.finditer(text):
+        run, rest = m.group(1), m.group(2)
+        if open_at < 0:
+            if run[0] == "`" and "`" in rest:
+                continue  # a backtick in the info string: an ordinary line
+            open_at, marker, length = m.start(), run[0], len(run)
+        elif run[0] == marker and len(run) >= length and not rest.strip(" \t"):
+            out.append((open_at, m.end()))
+            open_at = -1
+    if open_at >= 0:
+        out.append((open_at, len(text)))
+    return out
+
+
+def _paragraphs_at(body: str, hits: list[int]) -> list[tuple[int, int, int, int]] | None:
+    """`_paragraphs` entries of the paragraphs holding these body offsets (sorted), for a body without indented or
+    whitespace-only lines; None otherwise."""
+    text = "\n" + body
+    if _INDENTED_OR_SPACES.search(text):
+        return None
+    fences = _fences(text) if ("```" in text or "~~~" in text) else []
+    out: list[tuple[int, int, int, int]] = []
+    for h in hits:
+        t = h + 1  # the offset in text
+        if out and out[-1][2] <= h < out[-1][3]:
+            continue
+        lo, hi = 0, len(text)  # the paragraph lies between the fences around t
+        inside = False
+        for a, b in fences:
+            if b <= t:
+                lo = b  # the end of the closing line: the newline before the next line
+            elif a < t:
+                inside = True
+                break
+            else:
+                hi = a
+                break
+        if inside:
+            continue
+        blank = text.rfind("\n\n", lo, t)
+        first = blank + 1 if blank >= 0 else lo  # the newline before the paragraph's first line
+        blank = text.find("\n\n", t, hi)
+        last = blank if blank >= 0 else hi  # the newline after its last line (or the end)
+        start_at, end_at = first, last - 1 if last < len(text) else len(body)
+        out.append((body.count("\n", 0, start_at), 0, start_at, end_at))
+    return out
+
+
+def simple_links(body: str, body_line: int = 1, only: set[str] | None = None) -> list[tuple[str, int]] | None:
+    """`find_links(body, body_line, only=only)` without markdown-it, for bodies where that is provable, else None.
+    Provable: no reference definitions, and every paragraph holding one of `only` (every paragraph when None) has no
+    code span, escape, autolink or bracket outside simple one-line links. With `only`, every paragraph holding a
+    target is read, even as plain text: it can add links, none of them a target of `only`."""
+    if "]:" in body or "\r" in body or "\x0b" in body or "\x0c" in body:
+        return None
+    if len(body) >= 4 * MAX_REFS and body.count("](") + body.count("skill://") >= MAX_REFS:
+        return None  # (a link takes at least 4 characters)
+    if only is None:
+        paragraphs = _paragraphs(body)
+    else:
+        found: set[int] = set()
+        for t in only:
+            pos = body.find(t)
+            while pos >= 0:
+                found.add(pos)
+                pos = body.find(t, pos + len(t))
+        if not found:
+            return []
+        hits = sorted(found)
+        quick = _paragraphs_at(body, hits)
+        if quick is not None:
+            paragraphs = quick
+        else:
+            paragraphs = [p for p in _paragraphs(body, body.count("\n", 0, hits[-1]))
+                          if any(p[2] <= h < p[3] for h in hits)]
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for start, _, start_at, end_at in paragraphs:
+        first = body.find("\n", start_at, end_at)
+        if not body[start_at: end_at if first < 0 else first].strip():
+            return None  # markdown-it trims a leading line of (Unicode) spaces off the paragraph: lines shift
+        text = body[start_at:end_at]
+        if "skill://" in text or _NOT_SIMPLE.search(_SIMPLE_LINK.sub("", text)):
+            return None  # skill:// URLs in text are rare: the parser says which are in a link
+        for m in _SIMPLE_LINK.finditer(text):
+            dest = m.group(1)
+            if _PLAIN_DEST.fullmatch(dest):
+                link = dest
+            else:
+                md = _markdown()
+                href = md.normalizeLink(dest)
+                link = _written(md, body, href) if md.validateLink(href) else ""
+            _add(out, seen, link, body_line + start + text.count("\n", 0, m.start()))
+    return out
 
 
 def references(body: str, skill_dir: str, body_line: int = 1, resolve_url: Callable[[str], str] | None = None,

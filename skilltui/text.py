@@ -317,6 +317,8 @@ def show_invisible(s: str) -> str:
 
 def invisible_chars(s: str) -> list[str]:
     """The invisible characters show_invisible() would mark, in order (emoji joiners and flag tags left out)."""
+    if s.isascii() or not INVISIBLE_RE.search(s):  # all of them are non-ASCII; the emoji scan is slow on long texts
+        return []
     kept = "".join(m.group() for m in _EMOJI_KEEP_RE.finditer(s))
     found = INVISIBLE_RE.findall(s)
     if not kept:

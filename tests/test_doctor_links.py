@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from skilltui import doctor, refs
 from skilltui.model import Options
 
@@ -91,3 +94,90 @@ TRICKY = [
 def test_shortened_parse_on_tricky_structure():
     for text in TRICKY:
         assert refs.find_links(text, 3) == refs.find_links(text, 3, reduce=False), text
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The fast path: `simple_links` proves links without markdown-it where a paragraph is plain, and gives up (None) where
+# it cannot be sure. Wherever it answers, it must answer what the parse answers.
+
+FAST = [
+    "intro\n\nSee [a](a.md) and ![b](img/b.png).\n",
+    "```py\n[in](fence.md)\n```\n[out](out.md)\n",
+    "``` x`y\n[not a fence](nf.md)\n",  # a backtick in the info string: an ordinary line
+    "~~~\n[in](t.md)\n```\n[still in](t2.md)\n~~~\n[out](o.md)\n",
+    "````\n```\n[in](i.md)\n````\n[out](o.md)\n",
+    "```\n[unclosed](u.md)\n",
+    "para\n    [continuation](c.md)\n",
+    "\n    [code](code.md)\n\n[text](text.md)\n",
+    "\t[tab code](tc.md)\n\n  \t[tab code too](tc2.md)\n\n   [three spaces](t3.md)\n",
+    "a\n   \n[after spaces](s.md)\n",  # a whitespace-only line is blank
+    "\u2003\n[first line of spaces](u.md)\n",  # markdown-it trims it off the paragraph
+    "[a](a.md) [a](a.md)\n\n[a](a.md)\n",
+    "[t](dir/x.md#part) [q](x.md?y=1) [e]() [s](https://example.com/x) [m](mailto:a@b.c)\n",
+    "[title](t.md \"T\") [sp]( t.md ) [esc](a\\_b.md)\n",  # not simple: the parse decides
+    "[x] [y](y.md) [[z]](z.md)\n",
+    "[ä](%C3%A4.md) [ü](ü.md) [amp](a&amp;b.md)\n",
+    "text `code [c](c.md)` [real](r.md)\n",
+    "<a href=\"h.md\">[inline](in.md)</a>\n",
+    "x\n```\ncode\n```\ny [after](after.md)\n",
+    "   ```\n   [in](i.md)\n  ```\n[out](o.md)\n",
+    "    ```\n[after indented fence-like](a.md)\n",
+]
+
+
+def test_simple_links_equal_the_parse_on_tricky_bodies():
+    answered = 0
+    for text in FAST + TRICKY + [BODY]:
+        fast = refs.simple_links(text, 3)
+        if fast is not None:
+            answered += 1
+            assert fast == refs.find_links(text, 3), text
+        for only in ({t} for t in refs._candidates(text) if t):
+            fast = refs.simple_links(text, 3, only)
+            if fast is not None:
+                assert [f for f in fast if f[0] in only] == [f for f in refs.find_links(text, 3, only=only) if f[0] in only], text
+    assert answered >= 12  # the fast path does answer on plain bodies
+
+
+def test_fast_and_parsed_broken_links_agree_on_tricky_bodies(tmp_path):
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "x.md").write_text("x")
+    (tmp_path / "out.md").write_text("x")
+    for text in FAST + TRICKY + [BODY]:
+        assert refs.broken_references(text, str(tmp_path), 2) == refs.broken_references(text, str(tmp_path), 2, fast=False), text
+
+
+def test_fast_and_parsed_broken_links_agree_on_the_corpus(shared_dir):
+    """Every Markdown file of the corpus, in its own folder: the same broken links, on the same lines, with and without
+    the fast path; and wherever simple_links answers for a whole body, it equals the parse."""
+    with_broken = answered = 0
+    for path, text in _bodies(shared_dir):
+        folder = str(path.parent)
+        fast = refs.broken_references(text, folder, 4)
+        assert fast == refs.broken_references(text, folder, 4, fast=False), path
+        with_broken += bool(fast)
+        simple = refs.simple_links(text, 4)
+        if simple is not None and refs._might_link(text):
+            answered += 1
+            assert simple == refs.find_links(text, 4), path
+    assert with_broken > 100 and answered > 100
+
+
+_PIECES = st.sampled_from([
+    "[a](a.md)", "![i](img/i.png)", "[x](missing.md)", "[d](dir/x.md)", "[u](../up.md)", "`", "``", "```", "~~~",
+    "    ", "\t", "   ", " ", "\n", "\n\n", "[", "]", "(", ")", "\\", "<", ">", "<http://a.b>", "text", "- item",
+    "# head", "]:", "[r]: r.md", "\u2003", "é", "skill://s/x.md", "&amp;", "x.md", "missing.md",
+])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_PIECES, max_size=40))
+def test_fast_and_parsed_broken_links_agree_on_generated_bodies(tmp_path, pieces):
+    (tmp_path / "dir").mkdir(exist_ok=True)
+    (tmp_path / "dir" / "x.md").write_text("x")
+    (tmp_path / "a.md").write_text("x")
+    text = "".join(pieces)
+    assert refs.broken_references(text, str(tmp_path), 2) == refs.broken_references(text, str(tmp_path), 2, fast=False)
+    simple = refs.simple_links(text, 2)
+    if simple is not None and refs._might_link(text):
+        assert simple == refs.find_links(text, 2)

@@ -23,22 +23,22 @@ import re
 import stat
 import textwrap
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yaml import nodes as _nodes
 from yaml import tokens as _tokens
 from yaml.composer import Composer
-from yaml.error import MarkedYAMLError, YAMLError
+from yaml.error import Mark, MarkedYAMLError, YAMLError
 from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError
 
 from skilltui import fsio
-from skilltui.model import Diagnostic
+from skilltui.model import Diagnostic, Severity
 from skilltui.yaml_fast import simple_mapping
 
 VERSION = "0.1.1"
@@ -119,6 +119,14 @@ class _StrictScanner(Scanner):
     """ruamel's RoundTripScanner token plumbing, plus strictyaml's StrictYAMLScanner.check_token: the head token is
     refused (flow style, anchor, tag) when the parser asks about it."""
 
+    if TYPE_CHECKING:  # Reader's, which _StrictLoader mixes in
+        index: int
+
+        def peek(self, index: int = 0) -> str: ...
+        def prefix(self, length: int = 1) -> str: ...
+        def forward(self, length: int = 1) -> None: ...
+        def get_mark(self) -> Mark: ...
+
     def _line_break(self, empty_line: bool = False) -> str:
         ch = self.peek()
         if ch in "\r\n\x85":
@@ -129,7 +137,7 @@ class _StrictScanner(Scanner):
             return ch
         return ""
 
-    def scan_to_next_token(self):
+    def scan_to_next_token(self) -> tuple[Mark, Mark] | None:  # type: ignore[override]  # ruamel returns the comment
         if self.index == 0 and self.peek() == "\ufeff":
             self.forward()
         while True:
@@ -160,12 +168,12 @@ class _StrictScanner(Scanner):
             else:
                 return None
 
-    def fetch_more_tokens(self):
+    def fetch_more_tokens(self) -> None:
         comment = self.scan_to_next_token()
         if comment is not None:
             self.tokens.append(_CommentToken(*comment))
-            return None
-        return Scanner.fetch_more_tokens(self)  # its own scan_to_next_token() is now a no-op
+            return
+        Scanner.fetch_more_tokens(self)  # its own scan_to_next_token() is now a no-op
 
     def _gather_comments(self) -> bool:
         """ruamel's _gather_comments. True when it ended with a simple-key check at the current position."""
@@ -200,11 +208,11 @@ class _StrictScanner(Scanner):
         settled = self._gather_comments()
         self._filled = (self.index, self.tokens_taken, len(self.tokens)) if settled else None
 
-    def peek_token(self):
+    def peek_token(self) -> Any:
         self._fill()
         return self.tokens[0] if self.tokens else None
 
-    def get_token(self):
+    def get_token(self) -> Any:
         self._fill()
         if not self.tokens:
             return None
@@ -226,7 +234,7 @@ class _StrictScanner(Scanner):
         self.tokens_taken += 1
         return tokens.pop(0)
 
-    def check_token(self, *choices):
+    def check_token(self, *choices: Any) -> bool:
         self._fill()
         if self.tokens:
             if not choices:
@@ -265,32 +273,37 @@ class _StrictParser(Parser):
     """ruamel's parser where it differs from PyYAML's: YAML 1.2 unless `%YAML 1.1` (a new document may follow `...`
     without `---`; a block mapping entry may lack its key), and the mark it gives an empty value."""
 
-    def _yaml12(self) -> bool:
-        return self.yaml_version != (1, 1)
+    if TYPE_CHECKING:  # the scanner's, which _StrictLoader mixes in
+        def check_token(self, *choices: Any) -> bool: ...
+        def peek_token(self) -> Any: ...
+        def get_token(self) -> Any: ...
 
-    def parse_document_end(self):
+    def _yaml12(self) -> bool:
+        return bool(self.yaml_version != (1, 1))
+
+    def parse_document_end(self) -> Any:
         event = Parser.parse_document_end(self)
         if self._yaml12():
             self.state = self.parse_implicit_document_start
         return event
 
-    def parse_block_mapping_key(self):
+    def parse_block_mapping_key(self) -> Any:
         if not self.check_token(_tokens.KeyToken) and self._yaml12() and self.check_token(_tokens.ValueToken):
             self.state = self.parse_block_mapping_value
             return self.process_empty_scalar(self.peek_token().start_mark)
-        return Parser.parse_block_mapping_key(self)
+        return Parser.parse_block_mapping_key(self)  # type: ignore[no-untyped-call]  # untyped in the stubs
 
-    def parse_block_mapping_value(self):
+    def parse_block_mapping_value(self) -> Any:
         if self.check_token(_tokens.ValueToken):
             token = self.get_token()
             if not self.check_token(_tokens.KeyToken, _tokens.ValueToken, _tokens.BlockEndToken):
                 self.states.append(self.parse_block_mapping_key)
-                return self.parse_block_node_or_indentless_sequence()
+                return self.parse_block_node_or_indentless_sequence()  # type: ignore[no-untyped-call]
             self.state = self.parse_block_mapping_key
             if not _comment_follows(token.end_mark):
                 token = self.peek_token()  # ruamel marks an empty value at the next token unless a comment sits between
             return self.process_empty_scalar(token.end_mark)
-        return Parser.parse_block_mapping_value(self)
+        return Parser.parse_block_mapping_value(self)  # type: ignore[no-untyped-call]
 
 
 def _comment_follows(mark: Any) -> bool:
@@ -299,7 +312,7 @@ def _comment_follows(mark: Any) -> bool:
         return False
     end = buffer.find("\n", mark.pointer)
     rest = buffer[mark.pointer : end if end >= 0 else len(buffer)]
-    return rest.strip(" \t\0").startswith("#")
+    return bool(rest.strip(" \t\0").startswith("#"))
 
 
 def _anchor_char(ch: str) -> bool:
@@ -318,7 +331,7 @@ class _RuamelScanner(_StrictScanner):
     """Where ruamel's scanner differs from PyYAML's: anchor/alias names (YAML 1.2: `*.py` is the alias `.py`, not a
     scanner error), and a stray `]`/`}` outside any flow collection leaves the flow level at 0."""
 
-    def fetch_flow_collection_end(self, TokenClass):
+    def fetch_flow_collection_end(self, TokenClass: Any) -> None:
         self.remove_possible_simple_key()
         if self.flow_level:
             self.flow_level -= 1
@@ -327,7 +340,7 @@ class _RuamelScanner(_StrictScanner):
         self.forward()
         self.tokens.append(TokenClass(start_mark, self.get_mark()))
 
-    def scan_anchor(self, TokenClass):
+    def scan_anchor(self, TokenClass: Any) -> Any:
         start_mark = self.get_mark()
         name = "alias" if self.peek() == "*" else "anchor"
         self.forward()
@@ -371,7 +384,7 @@ def _mark_str(mark: Any) -> str:
     if buffer is None:
         return where
     breaks = "\0\r\n\x85\u2028\u2029"
-    pointer = mark.pointer
+    pointer: int = mark.pointer
     head = ""
     start = pointer
     max_length = 75
@@ -389,7 +402,7 @@ def _mark_str(mark: Any) -> str:
             tail = " ... "
             end -= 5
             break
-    snippet = buffer[start:end]
+    snippet: str = buffer[start:end]
     caret = f"^ (line: {mark.line + 1})"
     indent = 4
     return (
@@ -624,22 +637,56 @@ def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
-    """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
-    name = Path(path).name or "SKILL.md"
+@dataclass(frozen=True)
+class RawFile:
+    """A SKILL.md read once (at most `cap` + 1 bytes: one more than a cap tells a larger file), or why it could not be:
+    the doctor shares one read between its lenses."""
+
+    data: bytes | None
+    error: str | None = None  # why it could not be read (read_skill_md's wording after "Cannot read NAME: ")
+
+
+def read_raw(path: str | os.PathLike[str], cap: int = MAX_BYTES) -> RawFile:
+    try:  # the common case in three system calls (open, fstat, read); any trouble is looked at again below
+        fd, st = fsio.open_regular(path)
+    except (OSError, ValueError):
+        return _read_raw_checked(path, cap)
+    try:
+        data = os.read(fd, min(st.st_size, cap) + 1)
+        while st.st_size < len(data) <= cap:  # it grew since the fstat: read on, up to the cap
+            more = os.read(fd, cap + 1 - len(data))
+            if not more:
+                break
+            data += more
+    except OSError:
+        return _read_raw_checked(path, cap)
+    finally:
+        os.close(fd)
+    return RawFile(data)
+
+
+def _read_raw_checked(path: str | os.PathLike[str], cap: int) -> RawFile:
+    """read_raw one step at a time, for the exact reason it cannot be read (a stat first, as skills-ref does)."""
     try:
         st = os.stat(path)
     except (OSError, ValueError) as exc:
-        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+        return RawFile(None, _os_reason(exc))
     if stat.S_ISDIR(st.st_mode):
-        return None, f"Cannot read {name}: it is a directory", False
+        return RawFile(None, "it is a directory")
     if not stat.S_ISREG(st.st_mode):
-        return None, f"Cannot read {name}: not a regular file", False
+        return RawFile(None, "not a regular file")
     try:
         with fsio.open_binary(path) as fh:
-            data = fh.read(MAX_BYTES + 1)
+            return RawFile(fh.read(cap + 1))
     except (OSError, ValueError) as exc:
-        return None, f"Cannot read {name}: {_os_reason(exc)}", False
+        return RawFile(None, _os_reason(exc))
+
+
+def skill_md_text(raw: RawFile, name: str = "SKILL.md") -> tuple[str | None, str | None, bool]:
+    """(text, error message, truncated) of a raw read, as read_skill_md gives them."""
+    if raw.data is None:
+        return None, f"Cannot read {name}: {raw.error}", False
+    data = raw.data
     truncated = len(data) > MAX_BYTES
     if truncated:
         data = data[:MAX_BYTES]
@@ -651,6 +698,11 @@ def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None,
         else:
             return None, f"Cannot read {name}: not UTF-8 text (byte {exc.start}: {exc.reason})", truncated
     return text.replace("\r\n", "\n").replace("\r", "\n"), None, truncated
+
+
+def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
+    """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
+    return skill_md_text(read_raw(path), Path(path).name or "SKILL.md")
 
 
 def _os_reason(exc: BaseException) -> str:
@@ -709,8 +761,9 @@ def _parse(content: str) -> _Parsed | _ParseFailure:
     except (YAMLError, MemoryError) as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
-        if line is None and getattr(exc, "position", None) is not None:  # ReaderError
-            line = frontmatter_str[: exc.position].count("\n") + 1
+        position = getattr(exc, "position", None)
+        if line is None and position is not None:  # ReaderError
+            line = frontmatter_str[:position].count("\n") + 1
         text = format_yaml_error(exc) if isinstance(exc, YAMLError) else "out of memory"
         return _ParseFailure(f"Invalid YAML in frontmatter: {text}", "spec-yaml-invalid", line, _yaml_fix(exc))
     metadata = doc.data
@@ -1096,7 +1149,7 @@ def run_cli(args: list[str], cwd: str) -> tuple[int, str, str]:
 # Diagnostics (spec/agent-skills.md §3)
 # --------------------------------------------------------------------------------------------------------------
 
-CODES = {
+CODES: dict[str, Severity] = {
     "spec-missing-skill-md": "warning",
     "spec-skill-md-lowercase": "info",
     "spec-skill-md-unreadable": "warning",
@@ -1126,15 +1179,17 @@ def _list_names(folder: Path) -> set[str] | None:
         return None
 
 
-def check(skill_dir: str | os.PathLike[str], runtime: str | None = None) -> list[Diagnostic]:
-    """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref."""
+def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
+          read: Callable[[Path], tuple[str | None, str | None, bool]] = read_skill_md) -> list[Diagnostic]:
+    """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref. `read` reads
+    the chosen SKILL.md as read_skill_md does (the doctor passes one that reuses its own read of the file)."""
 
     def diag(code: str, path: Path | str, message: str, line: int | None = None, fix: str | None = None) -> Diagnostic:
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
 
     folder = Path(os.path.abspath(_skill_dir_of(Path(skill_dir))))
-    try:
-        exists, is_dir = folder.exists(), folder.is_dir()
+    try:  # one stat: Path.exists() and is_dir() would take two
+        exists, is_dir = True, stat.S_ISDIR(os.stat(folder).st_mode)
     except (OSError, ValueError):
         exists, is_dir = False, False
     if not exists or not is_dir:
@@ -1171,7 +1226,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None) -> list
         )
         return out
 
-    content, error, truncated = read_skill_md(skill_md)
+    content, error, truncated = read(skill_md)
     if content is None:
         fix = "Save SKILL.md as UTF-8 text." if "UTF-8" in (error or "") else "Make SKILL.md a readable file."
         out.append(diag("spec-skill-md-unreadable", skill_md, error or "Cannot read SKILL.md", fix=fix))

@@ -21,6 +21,7 @@ import re
 import stat
 import sys
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,18 @@ from skilltui.frontmatter import (
     load_yaml12,
     parse_claude,
 )
-from skilltui.model import FILTERED, HIDDEN, LISTED, SHADOWED, Catalog, Diagnostic, Frontmatter, Options, Skill
+from skilltui.model import (
+    FILTERED,
+    HIDDEN,
+    LISTED,
+    SHADOWED,
+    Catalog,
+    Diagnostic,
+    Frontmatter,
+    Options,
+    Severity,
+    Skill,
+)
 from skilltui.runtimes.claude import discovery as claude_rules
 from skilltui.runtimes.codex import discovery as codex_rules
 
@@ -162,9 +174,10 @@ class _Out:
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
-        self._seen: set[tuple] = set()
+        self._seen: set[tuple[str, str | None, int | None, str]] = set()
 
-    def add(self, severity, code, path, message, line=None, fix=None, runtime=None) -> None:
+    def add(self, severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
+            fix: str | None = None, runtime: str | None = None) -> None:
         key = (code, path, line, message)
         if key in self._seen:
             return
@@ -209,7 +222,7 @@ class _Reader:
         return (text[1:] if text.startswith("\ufeff") else text), None
 
 
-def _scandir(path: str) -> tuple[list[os.DirEntry], str | None]:
+def _scandir(path: str) -> tuple[list[os.DirEntry[str]], str | None]:
     try:
         with os.scandir(path) as it:
             return sorted(it, key=lambda e: e.name), None
@@ -243,7 +256,8 @@ class _Canonical:
 
 
 class _Delivery:
-    def __init__(self, project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir, catalogs=None):
+    def __init__(self, project_root: str, home: str, managed_dir: str | None, env: dict[str, str] | None,
+                 agy_skills_dir: str | None, agy_adapters_dir: str | None, catalogs: dict[str, Catalog] | None = None):
         self.out = _Out()
         self._catalogs: dict[str, Catalog] = dict(catalogs or {})
         self.repo = os.path.abspath(project_root)
@@ -672,12 +686,13 @@ class _Delivery:
             if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item.get(k) for k in ("name", "canonical", "twin")):
                 bad(f'entry {i + 1} is not {{"name", "canonical", "twin"}} with string values')
                 continue
-            paths = []
+            paths: list[str] | None = []
             for key in ("canonical", "twin"):
                 norm = posixpath.normpath(item[key].replace("\\", "/"))
                 if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or "\x00" in norm:
                     paths = None
                     break
+                assert paths is not None
                 paths.append(norm)
             if paths is None:
                 bad(f"entry {_q(item['name'])} has a path that is not repository-relative",
@@ -849,7 +864,7 @@ class _Delivery:
     def _adapters(self) -> list[tuple[str, str, Any]]:
         """(path, skill, projection_sha256 as recorded) for every adapter file under the adapters folder."""
         found: list[tuple[str, str, Any]] = []
-        if not _lexists(self.agy_adapters):
+        if self.agy_adapters is None or not _lexists(self.agy_adapters):
             return found
         stack = [(self.agy_adapters, 0)]
         seen_dirs: set[str] = set()
@@ -873,7 +888,7 @@ class _Delivery:
                     if entry.is_symlink() and not entry.is_file():
                         _, why = self._follow(entry.path)
                         self.unreadable(entry.path, {"loop": "its symbolic links loop", "dangling": "it is a dangling symbolic link"}
-                                        .get(why, "it is a symbolic link to a folder; not followed"), "agy")
+                                        .get(why or "", "it is a symbolic link to a folder; not followed"), "agy")
                         continue
                 except OSError:
                     continue
@@ -962,7 +977,7 @@ def check_delivery(
 class _Item:
     name: str  # skill folder name / command name
     path: str  # file holding it (plugin.json for inline commands)
-    fm: Frontmatter | None
+    fm: Frontmatter
     body: str = ""
     inline: bool = False
     fm_name: str | None = None  # skills: frontmatter `name` as text
@@ -992,7 +1007,8 @@ class _Plugin:
             return "." if rel == "." else rel
         return ab
 
-    def add(self, severity, code, path, message, line=None, fix=None) -> None:
+    def add(self, severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
+            fix: str | None = None) -> None:
         self.out.add(severity, code, path, message, line=line, fix=fix, runtime="claude")
 
     def unreadable(self, path: str, why: str) -> None:
@@ -1046,6 +1062,7 @@ class _Plugin:
             self.add("error", "plugin-manifest-name-invalid", self.manifest_path, f".claude-plugin/plugin.json {problem}",
                      line=line, fix="Set `name` to a non-empty name without spaces, e.g. my-plugin.")
         else:
+            assert isinstance(name, str)
             self.name = name
 
     def component_paths(self, key: str) -> list[str]:
@@ -1198,17 +1215,17 @@ class _Plugin:
             if not self.inside(path):
                 self.unreadable(path, f"it links out of the plugin folder (to {_real(path)})")
                 continue
-            fm, err = self._parse(path)
-            if fm is None:
+            parsed, err = self._parse(path)
+            if parsed is None:
                 self.unreadable(path, err or "unreadable")
                 continue
-            self.commands[name] = _Item(name, path, fm, fm.body)
+            self.commands[name] = _Item(name, path, parsed, parsed.body)
 
     def _command_files(self, base: str) -> list[tuple[str, str]]:
         if _isfile(base):
             return [(os.path.splitext(os.path.basename(base))[0], base)] if base.endswith(".md") else []
         out: list[tuple[str, str]] = []
-        stack = [(base, [])]
+        stack: list[tuple[str, list[str]]] = [(base, [])]
         seen: set[str] = set()
         while stack and len(out) < MAX_FILES:
             folder, prefix = stack.pop()
@@ -1339,7 +1356,7 @@ class _Plugin:
         inline = [value] if isinstance(value, dict) else [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
         for m in inline:
             declared = True
-            inner = m.get("mcpServers") if isinstance(m.get("mcpServers"), dict) else m
+            inner = m["mcpServers"] if isinstance(m.get("mcpServers"), dict) else m
             servers.update(str(k) for k in inner)
         if isinstance(value, str) and re.match(r"^[a-z][a-z0-9+.-]*://", value, re.I):
             declared = True
@@ -1372,7 +1389,10 @@ class _Plugin:
 
     def check_mcp(self) -> None:
         servers, declared = self.mcp_servers()
-        clean = lambda s: re.sub(r"[^A-Za-z0-9_-]", "_", s)  # noqa: E731
+
+        def clean(s: str) -> str:
+            return re.sub(r"[^A-Za-z0-9_-]", "_", s)
+
         known = {clean(s) for s in servers or ()}
         plugin = clean(self.name)
         for _name, skill in sorted(self.skills.items()):
@@ -1490,7 +1510,7 @@ class _Plugin:
         shown = self.show(path)
         count = 0
 
-        def add(sev, code, message, line=None, fix=None):
+        def add(sev: Severity, code: str, message: str, line: int | None = None, fix: str | None = None) -> None:
             nonlocal count
             count += 1
             if count <= MAX_DIAGS_PER_FILE:
@@ -1519,7 +1539,8 @@ class _Plugin:
                 for hook in group["hooks"]:
                     self._check_hook(hook, event, shown, text, ev_line, add, shape_fix)
 
-    def _check_hook(self, hook, event, shown, text, ev_line, add, shape_fix) -> None:
+    def _check_hook(self, hook: Any, event: str, shown: str, text: str, ev_line: int | None,
+                    add: Callable[..., None], shape_fix: str) -> None:
         if not isinstance(hook, dict) or not isinstance(hook.get("type"), str):
             add("error", "plugin-hooks-invalid", f"{shown} a hook of {_q(event)} has no string `type`", line=ev_line, fix=shape_fix)
             return

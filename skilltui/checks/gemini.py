@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from skilltui.model import FILTERED, INVALID, SHADOWED, Catalog, Diagnostic
+from skilltui.model import FILTERED, INVALID, SHADOWED, Catalog, Diagnostic, Severity
 from skilltui.runtimes.gemini import discovery
 
 
-def _d(severity: str, code: str, path: str | None, message: str, fix: str | None = None) -> Diagnostic:
+def _d(severity: Severity, code: str, path: str | None, message: str, fix: str | None = None) -> Diagnostic:
     return Diagnostic(severity, code, path, message, fix=fix, runtime="gemini")
 
 

@@ -10,7 +10,7 @@ Codex and oh-my-pi keep them). The body of a listed skill is checked too: the mo
 
 from __future__ import annotations
 
-from skilltui.model import LISTED, Catalog, Diagnostic
+from skilltui.model import LISTED, Catalog, Diagnostic, Skill
 from skilltui.text import invisible_chars, show_invisible
 
 SNIPPET = 160  # characters of the description shown around the first hidden one
@@ -21,7 +21,9 @@ def _tag_text(s: str) -> str:
     return "".join(chr(ord(c) - 0xE0000) for c in s if 0xE0020 <= ord(c) <= 0xE007E)
 
 
-def findings(catalog: Catalog) -> list[Diagnostic]:
+def findings(catalog: Catalog, bodies: bool = True) -> list[Diagnostic]:
+    """Every finding of the catalog; `bodies=False` leaves out the bodies (the doctor checks each with
+    `body_findings` while it has the file read for its other lenses)."""
     from skilltui.runtimes import get
 
     try:
@@ -34,14 +36,22 @@ def findings(catalog: Catalog) -> list[Diagnostic]:
         if s.status != LISTED:
             continue
         text = "\n".join(t for t in (s.description, s.when_to_use) if t)
-        hidden = [c for c in invisible_chars(text) if c in received]
+        hidden = [c for c in invisible_chars(text) if c in received] if received else []
         if hidden:
             out.append(_finding(catalog, s.path, f"{s.name}: in the description (the skill listing)", text, hidden))
-        body = s.frontmatter.body if s.frontmatter is not None else ""
-        hidden = invisible_chars(body)
-        if hidden:
-            out.append(_finding(catalog, s.path, f"{s.name}: in the body (read when the skill is used)", body, hidden))
+        if bodies:
+            out += body_findings(catalog, s, s.frontmatter.body if s.frontmatter is not None else "")
     return out
+
+
+def body_findings(catalog: Catalog, skill: Skill, body: str) -> list[Diagnostic]:
+    """The body of a listed skill (the model reads it when it uses the skill)."""
+    if skill.status != LISTED:
+        return []
+    hidden = invisible_chars(body)
+    if not hidden:
+        return []
+    return [_finding(catalog, skill.path, f"{skill.name}: in the body (read when the skill is used)", body, hidden)]
 
 
 def _finding(catalog: Catalog, path: str, where: str, text: str, hidden: list[str]) -> Diagnostic:
