@@ -7,7 +7,14 @@ changed variable always recomputes. File times are coarse (a few milliseconds), 
 second of the recording is also stored with a hash of its content (files) or names (folders), checked too.
 
 Observations are taken by wrapping `os` and `open` for the duration of one discovery: one place, not a call in
-every runtime's code, so no runtime can forget to report a path. Only the command line uses it (one thread).
+every runtime's code, so no runtime can forget to report a path. Only the thread that records is observed (the
+TUI discovers in a worker while its UI thread draws).
+
+The command line stores its answer text; the TUI stores its discovery result as a pickle (`load_object`,
+`store_object`) so that its first rows on an unchanged tree do not wait for discovery. The environment is never
+written into the pickle (it may hold secrets): a dict equal to it is stored as a reference and the current
+environment is put back on load. The key of a stored object includes the size and time of each of skilltui's own
+source files, so a changed program never reads objects pickled by another.
 
 Stored in `$XDG_CACHE_HOME/skilltui` (else `~/.cache/skilltui`), a folder of mode 0700 owned by the user, each
 entry written atomically with mode 0600. `--no-cache` or `SKILLTUI_NO_CACHE=1` turn it off; a cache that cannot
@@ -22,7 +29,9 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -129,6 +138,7 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     listed or found by `access` costs a stat of its own."""
     rec = Recording(env=RecordingEnv(env) if env is not None else None)
     paths, note = rec.paths, rec.note
+    owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
     saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
     saved_open = builtins.open
 
@@ -136,7 +146,9 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]
 
         def wrapper(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
-            if not kwargs and type(path) is str and path[:1] == "/":
+            if current() != owner:
+                pass
+            elif not kwargs and type(path) is str and path[:1] == "/":
                 if (path, kind) not in paths:
                     paths[(path, kind)] = _signature(path, kind)
             elif kwargs.get("dir_fd") is None:
@@ -149,6 +161,8 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]  # a stat's own result is what is noted: no second look
 
         def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if current() != owner:
+                return real(path, *args, **kwargs)
             if kwargs or args or type(path) is not str or path[:1] != "/":
                 if kwargs.get("dir_fd") is not None or isinstance(path, int):
                     return real(path, *args, **kwargs)
@@ -177,7 +191,9 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
 
     def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
         ok: bool = real_access(path, mode, *args, **kwargs)
-        if not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
+        if current() != owner:
+            pass
+        elif not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
             key = (path, "stat")
             if key not in paths:  # F_OK fails exactly where a stat would: missing (or unreachable)
                 paths[key] = _signature(path, "stat") if ok else None
@@ -186,7 +202,8 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         return ok
 
     def opener(file: Any, *args: Any, **kwargs: Any) -> Any:
-        note(file)
+        if current() == owner:
+            note(file)
         return saved_open(file, *args, **kwargs)
 
     try:
@@ -229,6 +246,11 @@ class Store:
         return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
     def get(self, key: str, env: Mapping[str, str]) -> str | None:
+        """The stored answer text (see get_bytes)."""
+        data = self.get_bytes(key, env)
+        return None if data is None else data.decode("utf-8", "surrogateescape")
+
+    def get_bytes(self, key: str, env: Mapping[str, str]) -> bytes | None:
         """The stored answer, if every observation it was stored with still holds. An entry is one line of JSON
         (the observations) and then the answer as it was written, so the answer is not decoded twice. The
         observations are columns: `paths`; `kinds`, one letter per path (upper case: it was missing); `sigs`, the
@@ -266,11 +288,16 @@ class Store:
                 digest = digests.get(str(i))
                 if digest is not None and _content_hash(path, now) != digest:
                     return None
-            return answer.decode("utf-8", "surrogateescape")
+            return answer
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
     def put(self, key: str, rec: Recording, answer: str) -> None:
+        """Store the answer text with its observations (see put_bytes)."""
+        if len(answer) <= MAX_ANSWER:
+            self.put_bytes(key, rec, answer.encode("utf-8", "surrogateescape"))
+
+    def put_bytes(self, key: str, rec: Recording, answer: bytes) -> None:
         """Store the answer with its observations; silently nothing when it cannot be stored safely."""
         if len(answer) > MAX_ANSWER or not self._private_folder():
             return
@@ -304,7 +331,7 @@ class Store:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")).encode() + b"\n")
-                f.write(answer.encode("utf-8", "surrogateescape"))
+                f.write(answer)
             os.replace(tmp, os.path.join(self.folder, key))
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
@@ -335,3 +362,76 @@ def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapp
         answer = compute(rec.env if rec.env is not None else env)
     store.put(key, rec, answer)
     return answer
+
+
+# ---------------------------------------------------------------- objects (the TUI's discovery result)
+_ENV_REF = "env"
+
+
+def _code_stamp() -> list[tuple[str, int, int]]:
+    """(file, size, mtime_ns) of each of skilltui's source files: objects pickled by other code are never read."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    st = _stat(path)
+                    out.append((os.path.relpath(path, root), st.st_size, st.st_mtime_ns))
+    return out
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
+
+    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.env, self.size = dict(env), len(env)
+
+    def persistent_id(self, obj: Any) -> str | None:
+        if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
+            return _ENV_REF
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+        super().__init__(file)
+        self.env = env
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid == _ENV_REF:
+            return dict(self.env)  # the current environment, as discovery's own copy would be
+        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+
+
+def object_key(parts: object) -> str:
+    return key_of(["object", parts, _code_stamp()])
+
+
+def load_object(parts: object, env: Mapping[str, str]) -> Any | None:
+    """The object stored for `parts` when every observation it was stored with still holds, else None."""
+    if not enabled(env):
+        return None
+    data = Store(cache_dir(env)).get_bytes(object_key(parts), env)
+    if data is None:
+        return None
+    try:
+        return _Unpickler(io.BytesIO(data), env).load()
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, KeyError, TypeError,
+            ValueError):  # written by an older layout or damaged: discover again
+        return None
+
+
+def store_object(parts: object, env: Mapping[str, str], rec: Recording, value: object) -> None:
+    """Store `value` with what `rec` observed while it was computed; silently nothing when it cannot be."""
+    if not enabled(env):
+        return
+    buf = io.BytesIO()
+    try:
+        _Pickler(buf, env).dump(value)
+    except (pickle.PicklingError, AttributeError, TypeError, RecursionError):  # something that does not pickle
+        return
+    Store(cache_dir(env)).put_bytes(object_key(parts), rec, buf.getvalue())

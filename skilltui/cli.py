@@ -243,7 +243,9 @@ def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options]
         return compute(opts)
     parts = [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
              repr(replace(opts, env={}))]
-    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=dict(env))))
+    # the recording environment itself, not a copy: a copy's reads are not noted, and a changed variable (say
+    # ANTHROPIC_MODEL) would then give the stored answer
+    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
@@ -591,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from skilltui.tui.app import run_app
 
-            return run_app(opts)
+            return run_app(opts, cache=not (args.no_cache or args.demo or getattr(args, "demo_reset", False)))
         return COMMANDS[args.command](args, opts)
     except CliError as exc:
         from skilltui.text import safe
