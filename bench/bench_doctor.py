@@ -28,7 +28,7 @@ from bench_discovery import floor_reader, make_app, options, tui_app_class, wait
 from gen_tree import generate
 
 from skilltui import doctor
-from skilltui.checks import conformance, delivery
+from skilltui.checks import delivery, invisible
 from skilltui.runtimes import discover
 from skilltui.runtimes.claude import discovery as claude
 
@@ -70,17 +70,19 @@ def bench_ratio(opts, runs: int) -> None:
 
 
 def bench_parts(opts) -> None:
-    """CPU time of each lens on its own, so a regression points at its cause."""
+    """CPU time of each part on its own, so a regression points at its cause."""
     claude._PARSED.clear()
-    catalog: list = []
-    parts = {"discovery": lambda: catalog.append(discover(opts))}
-    parts["discovery"]()
-    cat = catalog[0]
-    dirs = list(dict.fromkeys(s.skill_dir for s in cat.skills if s.kind == "skill" and s.skill_dir and s.path))
+    cat = discover(opts)
+    parsed = {s.path: s.frontmatter for s in cat.skills if s.path and s.frontmatter is not None}
+
+    def skill_pass():  # links, invisible characters in bodies, conformance: one read of each SKILL.md
+        lenses = [doctor._Lens(w) for w in ("links", "bodies", "conformance")]
+        doctor.skill_pass(cat, {}, *lenses)
+
     lenses = {
-        "links": lambda: doctor.link_findings(cat),
-        "conformance": lambda: [conformance.check(d) for d in dirs],
-        "plugins": lambda: [delivery.check_plugin(p.root) for p in cat.plugins if p.root],
+        "skill pass (links, bodies, conformance)": skill_pass,
+        "listing descriptions": lambda: invisible.findings(cat, False),
+        "plugins": lambda: [delivery.check_plugin(p.root, known=parsed) for p in cat.plugins if p.root],
         "budget": lambda: doctor.budget_findings(cat, opts),
         "merge": lambda: doctor.sort_unique(list(cat.diagnostics)),
     }
@@ -182,6 +184,7 @@ def main() -> None:
     ap.add_argument("--dir", help="generate the tree here (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the generated tree")
     ap.add_argument("--tui-only", action="store_true", help="measure only the key waits")
+    ap.add_argument("--no-tui", action="store_true", help="do not measure the key waits")
     a = ap.parse_args()
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
     try:
@@ -201,7 +204,8 @@ def main() -> None:
             bench_ratio(opts, a.runs)
             bench_parts(opts)
             bench_cli(root, 1)
-        bench_tui(opts, a.tui_seconds)
+        if not a.no_tui:
+            bench_tui(opts, a.tui_seconds)
     finally:
         if not a.keep and not a.dir:
             shutil.rmtree(root, ignore_errors=True)

@@ -7,7 +7,14 @@ changed variable always recomputes. File times are coarse (a few milliseconds), 
 second of the recording is also stored with a hash of its content (files) or names (folders), checked too.
 
 Observations are taken by wrapping `os` and `open` for the duration of one discovery: one place, not a call in
-every runtime's code, so no runtime can forget to report a path. Only the command line uses it (one thread).
+every runtime's code, so no runtime can forget to report a path. Only the thread that records is observed (the
+TUI discovers in a worker while its UI thread draws).
+
+The command line stores its answer text; the TUI stores its discovery result as a pickle (`load_object`,
+`store_object`) so that its first rows on an unchanged tree do not wait for discovery. The environment is never
+written into the pickle (it may hold secrets): a dict equal to it is stored as a reference and the current
+environment is put back on load. The key of a stored object includes the size and time of each of skilltui's own
+source files, so a changed program never reads objects pickled by another.
 
 Stored in `$XDG_CACHE_HOME/skilltui` (else `~/.cache/skilltui`), a folder of mode 0700 owned by the user, each
 entry written atomically with mode 0600. `--no-cache` or `SKILLTUI_NO_CACHE=1` turn it off; a cache that cannot
@@ -22,14 +29,17 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import stat
-import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2  # 2: the observations as columns (paths, one letter of kind each, flat signatures): half the encoding time
+_KIND_LETTER = {"stat": "s", "lstat": "l", "list": "d"}  # upper case: the path was missing
+_LETTER_KIND = {letter: kind for kind, letter in _KIND_LETTER.items()}
 RACY_NS = 1_000_000_000  # a change this close to the recording may not have moved the file times
 MAX_ENTRIES = 64
 MAX_ANSWER = 64 << 20
@@ -128,6 +138,7 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     listed or found by `access` costs a stat of its own."""
     rec = Recording(env=RecordingEnv(env) if env is not None else None)
     paths, note = rec.paths, rec.note
+    owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
     saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
     saved_open = builtins.open
 
@@ -135,7 +146,9 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]
 
         def wrapper(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
-            if not kwargs and type(path) is str and path[:1] == "/":
+            if current() != owner:
+                pass
+            elif not kwargs and type(path) is str and path[:1] == "/":
                 if (path, kind) not in paths:
                     paths[(path, kind)] = _signature(path, kind)
             elif kwargs.get("dir_fd") is None:
@@ -148,6 +161,8 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         real = saved[name]  # a stat's own result is what is noted: no second look
 
         def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if current() != owner:
+                return real(path, *args, **kwargs)
             if kwargs or args or type(path) is not str or path[:1] != "/":
                 if kwargs.get("dir_fd") is not None or isinstance(path, int):
                     return real(path, *args, **kwargs)
@@ -175,8 +190,10 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     real_access = saved["access"]
 
     def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
-        ok = real_access(path, mode, *args, **kwargs)
-        if not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
+        ok: bool = real_access(path, mode, *args, **kwargs)
+        if current() != owner:
+            pass
+        elif not args and not kwargs and type(path) is str and path[:1] == "/" and mode == os.F_OK:
             key = (path, "stat")
             if key not in paths:  # F_OK fails exactly where a stat would: missing (or unreachable)
                 paths[key] = _signature(path, "stat") if ok else None
@@ -185,20 +202,21 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         return ok
 
     def opener(file: Any, *args: Any, **kwargs: Any) -> Any:
-        note(file)
+        if current() == owner:
+            note(file)
         return saved_open(file, *args, **kwargs)
 
     try:
-        os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")  # type: ignore[assignment]
-        os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")  # type: ignore[assignment]
-        os.open, os.readlink = wrap("open", "stat"), wrap("readlink", "lstat")  # type: ignore[assignment]
-        os.access = access  # type: ignore[assignment]
-        builtins.open = io.open = opener  # type: ignore[assignment]
+        os.stat, os.lstat = wrap_stat("stat", "stat"), wrap_stat("lstat", "lstat")
+        os.scandir, os.listdir = wrap("scandir", "list"), wrap("listdir", "list")
+        os.open, os.readlink = wrap("open", "stat"), wrap("readlink", "lstat")
+        os.access = access
+        builtins.open = io.open = opener
         yield rec
     finally:
         for name, real in saved.items():
             setattr(os, name, real)
-        builtins.open = io.open = saved_open  # type: ignore[assignment]
+        builtins.open = io.open = saved_open
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
@@ -207,7 +225,7 @@ def cache_dir(env: Mapping[str, str]) -> str:
 
 
 def enabled(env: Mapping[str, str]) -> bool:
-    return env.get("SKILLTUI_NO_CACHE", "") in ("", "0")
+    return (env.get("SKILLTUI_NO_CACHE") or "") in ("", "0")
 
 
 def key_of(parts: object) -> str:
@@ -228,8 +246,15 @@ class Store:
         return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
     def get(self, key: str, env: Mapping[str, str]) -> str | None:
+        """The stored answer text (see get_bytes)."""
+        data = self.get_bytes(key, env)
+        return None if data is None else data.decode("utf-8", "surrogateescape")
+
+    def get_bytes(self, key: str, env: Mapping[str, str]) -> bytes | None:
         """The stored answer, if every observation it was stored with still holds. An entry is one line of JSON
-        (the observations) and then the answer as it was written, so the answer is not decoded twice."""
+        (the observations) and then the answer as it was written, so the answer is not decoded twice. The
+        observations are columns: `paths`; `kinds`, one letter per path (upper case: it was missing); `sigs`, the
+        six numbers of each path that was there, in order; `digests`, {index: content hash} of racy paths."""
         try:
             fd = os.open(os.path.join(self.folder, key), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
             try:
@@ -246,37 +271,70 @@ class Store:
             for name, value in entry["env"].items():
                 if env.get(name) != value:
                     return None
-            for path, kind, sig, digest in entry["paths"]:
-                now = _signature(path, kind)
-                if (list(now) if now is not None else None) != sig:
-                    return None
+            paths, kinds, sigs, digests = entry["paths"], entry["kinds"], entry["sigs"], entry["digests"]
+            if len(kinds) != len(paths):
+                return None
+            at = 0
+            for i, path in enumerate(paths):
+                letter = kinds[i]
+                now = _signature(path, _LETTER_KIND[letter.lower()])
+                if letter.isupper():
+                    if now is not None:
+                        return None
+                else:
+                    if now is None or list(now) != sigs[at : at + 6]:
+                        return None
+                    at += 6
+                digest = digests.get(str(i))
                 if digest is not None and _content_hash(path, now) != digest:
                     return None
-            return answer.decode("utf-8", "surrogateescape")
-        except (OSError, ValueError, KeyError, TypeError):
+            return answer
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
     def put(self, key: str, rec: Recording, answer: str) -> None:
+        """Store the answer text with its observations (see put_bytes)."""
+        if len(answer) <= MAX_ANSWER:
+            self.put_bytes(key, rec, answer.encode("utf-8", "surrogateescape"))
+
+    def put_bytes(self, key: str, rec: Recording, answer: bytes) -> None:
         """Store the answer with its observations; silently nothing when it cannot be stored safely."""
         if len(answer) > MAX_ANSWER or not self._private_folder():
             return
         racy_from = rec.started_ns - RACY_NS
-        paths = [[path, kind, sig, None] for (path, kind), sig in rec.paths.items()]
-        for item in paths:
-            sig = item[2]
-            if sig is not None and (sig[3] >= racy_from or sig[4] >= racy_from):
-                item[3] = _content_hash(item[0], sig)
-                if item[3] is None:
-                    return  # changed just now and cannot be pinned down: do not store
-        entry = {"format": FORMAT, "env": rec.env.seen if rec.env is not None else {}, "paths": paths}
+        paths: list[str] = []
+        kinds: list[str] = []
+        sigs: list[int] = []
+        digests: dict[str, str] = {}
+        for (path, kind), sig in rec.paths.items():
+            letter = _KIND_LETTER[kind]
+            if sig is None:
+                letter = letter.upper()
+            else:
+                sigs += sig
+                if sig[3] >= racy_from or sig[4] >= racy_from:
+                    digest = _content_hash(path, sig)
+                    if digest is None:
+                        return  # changed just now and cannot be pinned down: do not store
+                    digests[str(len(paths))] = digest
+            paths.append(path)
+            kinds.append(letter)
+        entry = {"format": FORMAT, "env": rec.env.seen if rec.env is not None else {}, "paths": paths,
+                 "kinds": "".join(kinds), "sigs": sigs, "digests": digests}
+        # A fresh name in our private folder, created exclusively with mode 0600 (what tempfile.mkstemp does,
+        # without importing tempfile, shutil and random into every cold run).
+        tmp = os.path.join(self.folder, f".entry-{os.getpid()}-{os.urandom(6).hex()}")
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".entry-", dir=self.folder)  # mode 0600
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return  # not ours to remove (EEXIST), or the folder cannot take it
+        try:
             with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(entry, ensure_ascii=True).encode() + b"\n")
-                f.write(answer.encode("utf-8", "surrogateescape"))
+                f.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")).encode() + b"\n")
+                f.write(answer)
             os.replace(tmp, os.path.join(self.folder, key))
         except (OSError, ValueError):
-            with contextlib.suppress(OSError, UnboundLocalError):
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
             return
         self._trim()
@@ -304,3 +362,76 @@ def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapp
         answer = compute(rec.env if rec.env is not None else env)
     store.put(key, rec, answer)
     return answer
+
+
+# ---------------------------------------------------------------- objects (the TUI's discovery result)
+_ENV_REF = "env"
+
+
+def _code_stamp() -> list[tuple[str, int, int]]:
+    """(file, size, mtime_ns) of each of skilltui's source files: objects pickled by other code are never read."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    st = _stat(path)
+                    out.append((os.path.relpath(path, root), st.st_size, st.st_mtime_ns))
+    return out
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
+
+    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.env, self.size = dict(env), len(env)
+
+    def persistent_id(self, obj: Any) -> str | None:
+        if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
+            return _ENV_REF
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+        super().__init__(file)
+        self.env = env
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid == _ENV_REF:
+            return dict(self.env)  # the current environment, as discovery's own copy would be
+        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+
+
+def object_key(parts: object) -> str:
+    return key_of(["object", parts, _code_stamp()])
+
+
+def load_object(parts: object, env: Mapping[str, str]) -> Any | None:
+    """The object stored for `parts` when every observation it was stored with still holds, else None."""
+    if not enabled(env):
+        return None
+    data = Store(cache_dir(env)).get_bytes(object_key(parts), env)
+    if data is None:
+        return None
+    try:
+        return _Unpickler(io.BytesIO(data), env).load()
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, KeyError, TypeError,
+            ValueError):  # written by an older layout or damaged: discover again
+        return None
+
+
+def store_object(parts: object, env: Mapping[str, str], rec: Recording, value: object) -> None:
+    """Store `value` with what `rec` observed while it was computed; silently nothing when it cannot be."""
+    if not enabled(env):
+        return
+    buf = io.BytesIO()
+    try:
+        _Pickler(buf, env).dump(value)
+    except (pickle.PicklingError, AttributeError, TypeError, RecursionError):  # something that does not pickle
+        return
+    Store(cache_dir(env)).put_bytes(object_key(parts), rec, buf.getvalue())

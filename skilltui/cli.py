@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import difflib
+import contextlib
+import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from skilltui import __version__, units
@@ -242,11 +243,15 @@ def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options]
         return compute(opts)
     parts = [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
              repr(replace(opts, env={}))]
-    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=dict(env))))
+    # the recording environment itself, not a copy: a copy's reads are not noted, and a changed variable (say
+    # ANTHROPIC_MODEL) would then give the stored answer
+    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
     """ ' (did you mean a, b?)' from the closest names, or ''."""
+    import difflib  # only on this error path: a normal run does not pay for it
+
     folded = {n.casefold(): n for n in names}
     close = [folded[n] for n in difflib.get_close_matches(wanted.casefold(), list(folded), n=limit, cutoff=0.6)]
     # a prefix or a part also counts: `linter` -> linter@demo-market, `pdf` -> pdf-tools
@@ -287,9 +292,24 @@ def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict[str, 
     return data
 
 
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Cyclic GC paused: building and encoding a big catalog's JSON makes tens of thousands of containers and no
+    cycles, and the collector's passes over them cost a few percent of a `list` run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     if args.json:
-        sys.stdout.write(_cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args)))
+        with _no_cyclic_gc():
+            text = _cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args))
+        sys.stdout.write(text)
         return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe
@@ -573,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from skilltui.tui.app import run_app
 
-            return run_app(opts)
+            return run_app(opts, cache=not (args.no_cache or args.demo or getattr(args, "demo_reset", False)))
         return COMMANDS[args.command](args, opts)
     except CliError as exc:
         from skilltui.text import safe

@@ -8,12 +8,11 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery, invisible
 from skilltui.frontmatter import FileFrontmatter
-from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Options, Skill
+from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Skill
 from skilltui.runtimes import discover, get
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -123,10 +122,14 @@ class _ReadOnce:
     path: str | None
     raw: conformance.RawFile | None
 
-    def __call__(self, path: Path) -> tuple[str | None, str | None, bool]:
-        if self.raw is not None and str(path) == self.path:
-            return conformance.skill_md_text(self.raw, path.name)
+    def __call__(self, path: str) -> tuple[str | None, str | None, bool]:
+        if self.raw is not None and path == self.path:
+            return conformance.skill_md_text(self.raw, os.path.basename(path))
         return conformance.read_skill_md(path)
+
+
+def _check_plugin(root: str, guide: str | None, parsed: dict[str, Frontmatter]) -> list[Diagnostic]:
+    return delivery.check_plugin(root, capability_guide=guide, known=parsed)
 
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
@@ -176,11 +179,12 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             _guard(found, f"the {runtime} checks", None, explain, catalog)
         if runtime == "claude":
             _guard(found, "the budget check", None, budget_findings, catalog, o)
+            # the plugin check reads plugin files as Claude Code does: the catalog has already parsed them
+            parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
             for p in catalog.plugins:
                 if p.root and p.kind != "builtin" and p.root not in plugin_roots:  # one check per folder, not per record
                     plugin_roots[p.root] = None
-                    _guard(found, "the plugin consistency check", p.root,
-                           lambda root=p.root: delivery.check_plugin(root, capability_guide=guide))
+                    _guard(found, "the plugin consistency check", p.root, _check_plugin, p.root, guide, parsed)
     found += conformance_.results()
     if catalogs:
         paths = catalogs[0].extra.get("paths")
@@ -251,21 +255,30 @@ def counts(diags: list[Diagnostic]) -> dict[str, int]:
     return out
 
 
+CHUNK = 250  # findings per pickle: the parent unpickles one chunk at a time, each a short hold of its interpreter lock
+
+
 def serve() -> None:
-    """The child side of `run_isolated`: a pickled (Options, runtimes) on stdin, the pickled findings on stdout."""
+    """The child side of `run_isolated`: a pickled (Options, runtimes) on stdin; on stdout the status, then the
+    findings in pickled chunks of CHUNK, then None."""
     import pickle
     import sys
 
     try:
-        os.nice(10)  # the app the findings are for comes first
+        os.nice(19)  # the app the findings are for comes first: the checks take only the CPU it leaves
     except OSError:
         pass
     opts, runtimes = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
     try:
-        result: tuple[str, object] = ("ok", run(opts, runtimes))
+        found = run(opts, runtimes)
     except Exception as exc:  # reported to the parent, which turns it into a finding
-        result = ("failed", f"{exc.__class__.__name__}: {exc}")
-    pickle.dump(result, sys.stdout.buffer)
+        pickle.dump(("failed", f"{exc.__class__.__name__}: {exc}"), out)
+    else:
+        pickle.dump(("ok", len(found)), out)
+        for i in range(0, len(found), CHUNK):
+            pickle.dump(found[i : i + CHUNK], out)
+        pickle.dump(None, out)
     sys.stdout.flush()
 
 
@@ -300,6 +313,13 @@ def run_isolated(opts: Options, runtimes: tuple[str, ...] | list[str], cancelled
                 time.sleep(0.05)
             out.seek(0)
             status, payload = pickle.load(out)
+            found: list[Diagnostic] = []
+            while status == "ok":
+                chunk = pickle.load(out)  # one chunk at a time: a caller's event loop runs in between
+                if chunk is None:
+                    break
+                found += chunk
+                time.sleep(0)
         except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
             return [Diagnostic("warning", "doctor-check-failed", None,
                                f"the checks stopped without an answer (exit code {proc.returncode}; {exc.__class__.__name__})")]
@@ -307,6 +327,6 @@ def run_isolated(opts: Options, runtimes: tuple[str, ...] | list[str], cancelled
             if proc.poll() is None:
                 proc.kill()
             proc.wait(timeout=5)
-    if status != "ok" or not isinstance(payload, list):
+    if status != "ok" or payload != len(found):
         return [Diagnostic("warning", "doctor-check-failed", None, f"the checks could not run: {payload}")]
-    return payload
+    return found

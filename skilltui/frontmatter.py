@@ -144,7 +144,7 @@ class YamlError(Exception):
         self.line = line  # 0-based line within the parsed text, when known
 
 
-def _expanded_size(node, memo: dict[int, int], depth: int = 0) -> int:
+def _expanded_size(node: Any, memo: dict[int, int], depth: int = 0) -> int:
     """Node count with aliases expanded (memoised, so the count itself stays cheap)."""
     import yaml
 
@@ -212,7 +212,7 @@ def load_yaml12(text: str, defuse: bool = False, keep_unknown_tags: bool = False
 _TOO_BIG = f"(YAML aliases expand past {MAX_YAML_NODES} nodes)"
 
 
-def _defused(value: Any, node, memo: dict[int, int], budget: list[int]) -> Any:
+def _defused(value: Any, node: Any, memo: dict[int, int], budget: list[int]) -> Any:
     """`value` with aliases kept only while the file's expanded size stays within one budget (MAX_YAML_NODES for the
     whole file, not per value: 2,000 aliases of a 19,000-item list are each small but together 38 million nodes)."""
     import yaml
@@ -405,12 +405,12 @@ class _BodyFromFile:
     A file that changed since it was parsed gives its current body; one that can no longer be read gives "" (the
     catalog is stale then, and the watcher re-scans)."""
 
-    def __get__(self, fm, owner=None):
+    def __get__(self, fm: FileFrontmatter | None, owner: type | None = None) -> Any:
         if fm is None:
             return self
         return fm.read_body()
 
-    def __set__(self, fm, value):
+    def __set__(self, fm: FileFrontmatter, value: str) -> None:
         raise AttributeError("the body of a FileFrontmatter is read from its file")
 
 

@@ -46,7 +46,7 @@ def kind(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: str | os.PathLike) -> tuple[int, os.stat_result]:
+def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
     """(fd, fstat) of `path` opened read-only without blocking; raises NotRegularFile (an OSError) unless it is a
     regular file, and any other OSError as open() would (FileNotFoundError, PermissionError...)."""
     try:
@@ -65,7 +65,7 @@ def open_regular(path: str | os.PathLike) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def open_binary(path: str | os.PathLike) -> BinaryIO:
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """`open(path, "rb")` for a regular file only, opened without blocking (see open_regular)."""
     fd, _ = open_regular(path)
     return os.fdopen(fd, "rb")
@@ -82,7 +82,7 @@ def read_fd(fd: int, cap: int, hint: int) -> bytes:
     return data
 
 
-def read_capped_bytes(path: str | os.PathLike, cap: int) -> Capped:
+def read_capped_bytes(path: str | os.PathLike[str], cap: int) -> Capped:
     """Read at most `cap` bytes of the regular file `path`. Raises OSError (NotRegularFile for a FIFO/device/folder)."""
     fd, st = open_regular(path)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Callable
 
 import icu
 
@@ -18,7 +19,8 @@ _COLLATOR = icu.Collator.createInstance(icu.Locale.getRoot())
 @functools.lru_cache(maxsize=65536)
 def collation_key(s: str) -> bytes:
     """Sort key for Unicode root collation (JavaScript `a.localeCompare(b)`)."""
-    return _COLLATOR.getSortKey(s)
+    key: bytes = _COLLATOR.getSortKey(s)
+    return key
 
 
 def utf16_len(s: str) -> int:
@@ -157,7 +159,7 @@ def _is_emoji_sequence(cluster: str) -> bool:
     t = _t()
     first = cluster[0]
     if t.ri.contains(first):
-        return t.ri.contains(cluster[1])
+        return bool(t.ri.contains(cluster[1]))
     if not t.emoji_base.contains(first):
         return False
     for i, ch in enumerate(cluster[1:], 1):
@@ -343,7 +345,7 @@ def _picture(m: re.Match[str]) -> str:
     return "\ufffd"  # C1 controls, lone surrogates
 
 
-def _display(s: str, keep_newlines: bool, repl) -> str:
+def _display(s: str, keep_newlines: bool, repl: str | Callable[[re.Match[str]], str]) -> str:
     s = strip_ansi(s)
     s = _BIDI_RE.sub("", s)
     if repl is _picture:  # visible mode: hidden characters are shown, not kept invisible

@@ -52,7 +52,7 @@ def _unescape(inner: str) -> str:
     return _DQ_ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
 
 
-def _scalar(v: str, plain: Callable[[str], Any]):
+def _scalar(v: str, plain: Callable[[str], Any]) -> Any:
     """A one-line scalar value (already stripped of spaces), or _NO when it needs the full parser."""
     c = v[0]
     if c == '"':
@@ -102,7 +102,7 @@ def simple_mapping(text: str, plain: Callable[[str], Any], known_errors: bool = 
     if not text.replace("\n", "").isprintable():  # tabs, controls, U+2028...: the full parser decides
         return None
     lines = text.split("\n")
-    out: dict = {}
+    out: dict[str, Any] = {}
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -177,7 +177,7 @@ def simple_mapping(text: str, plain: Callable[[str], Any], known_errors: bool = 
             continue
         if indent == 0:
             return None
-        sub: dict = {}
+        sub: dict[str, Any] = {}
         while (i := _skip_blank(lines, i)) < n:
             ln = lines[i]
             st = ln.lstrip(" ")

@@ -166,6 +166,23 @@ def test_a_manifest_that_appears_is_seen(tmp_path: Path) -> None:
     assert again == compute(env) and again != first and "alpha@skills-dir" in again
 
 
+def test_a_damaged_or_older_entry_is_recomputed(tmp_path: Path) -> None:
+    home, project = _tree(tmp_path)
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    compute = _compute_for(home, project)
+    want = cache.cached_answer("k", env, compute)
+    (entry,) = (tmp_path / "cache" / "skilltui").iterdir()
+    head, answer = entry.read_bytes().split(b"\n", 1)
+    fields = json.loads(head)
+    assert fields["format"] == cache.FORMAT and len(fields["kinds"]) == len(fields["paths"])
+    assert len(fields["sigs"]) == 6 * sum(k.islower() for k in fields["kinds"])
+    damaged = [dict(fields, format=1), dict(fields, kinds=fields["kinds"][:-1]), dict(fields, sigs=fields["sigs"][:-1]),
+               dict(fields, kinds=fields["kinds"].swapcase()), dict(fields, digests=[])]
+    for bad in damaged:
+        entry.write_bytes(json.dumps(bad).encode() + b"\n" + b"stale answer")
+        assert cache.cached_answer("k", env, compute) == want, bad
+
+
 def test_list_json_through_the_command_line(tmp_path: Path, capsys, monkeypatch) -> None:
     from skilltui.cli import main
 
@@ -182,3 +199,48 @@ def test_list_json_through_the_command_line(tmp_path: Path, capsys, monkeypatch)
     fresh = capsys.readouterr().out
     assert '"delta"' in fresh and fresh != first
     assert main([*args, "--no-cache"]) == 0 and capsys.readouterr().out == fresh
+
+
+def test_recording_notes_only_its_own_thread(tmp_path):
+    import threading
+
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    mine.write_text("a")
+    other.write_text("b")
+    with cache.recording() as rec:
+        os.stat(mine)
+        worker = threading.Thread(target=lambda: (os.stat(other), open(other).close()))
+        worker.start()
+        worker.join(timeout=60)
+    noted = {path for path, _ in rec.paths}
+    assert str(mine) in noted and str(other) not in noted
+
+
+def test_cli_list_json_notices_a_changed_variable(tmp_path, monkeypatch, capsys):
+    """`list --json` reports the model from ANTHROPIC_MODEL: a changed value must not get the stored answer."""
+    from skilltui.cli import main
+
+    home, project = _tree(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SKILLTUI_NO_CACHE", raising=False)
+    argv = ["--cwd", str(project), "--managed-dir", str(tmp_path / "managed"), "list", "--json"]
+    models = []
+    for model in ("claude-opus-4-1", "claude-sonnet-4-5", "claude-opus-4-1"):
+        monkeypatch.setenv("ANTHROPIC_MODEL", model)
+        assert main(argv) == 0
+        models.append(json.loads(capsys.readouterr().out)["model"])
+    assert models == ["claude-opus-4-1", "claude-sonnet-4-5", "claude-opus-4-1"]
+    assert any((tmp_path / "cache" / "skilltui").iterdir())  # the answers were stored
+
+
+def test_every_runtime_reads_variables_through_the_recorded_environment(tmp_path):
+    from skilltui.runtimes import REGISTRY, get
+
+    home, project = _tree(tmp_path)
+    for key in REGISTRY:
+        with cache.recording({"HOME": str(home)}) as rec:
+            assert rec.env is not None
+            get(key).discover(Options(cwd=str(project), home=str(home), runtime=key,
+                                      managed_dir=str(tmp_path / "managed"), env=rec.env))
+        assert set(rec.env.seen) - {"HOME"}, f"{key}: no variable read was noted"

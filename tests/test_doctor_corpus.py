@@ -69,3 +69,20 @@ def test_home_with_official_plugins_has_only_runtime_errors(shared_dir, tmp_path
     assert set(errors) <= set(JUSTIFIED), errors
     assert "plugin-command-without-skill" not in {d.code for d in diags}  # the issue's 168 false errors
     assert all(d.severity in ("error", "warning", "info") for d in diags)
+
+
+def test_plugin_check_with_the_catalogs_parse_equals_its_own_read(shared_dir, tmp_path):
+    """The doctor hands the plugin check Claude Code's parse of each file (the catalog's) instead of letting it read
+    and parse every file again: on every official plugin, the findings are the same either way."""
+    from skilltui.runtimes import discover
+
+    opts = _official_home(tmp_path, shared_dir / "corpus")
+    catalog = discover(opts)
+    parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
+    roots = sorted({p.root for p in catalog.plugins if p.root and p.kind != "builtin"})
+    used = sum(1 for path in parsed if any(path.startswith(r + "/") for r in roots))
+    assert len(roots) >= 30 and used >= 50  # the parse is there to share
+    for root in roots:
+        own = delivery.check_plugin(root)
+        shared = delivery.check_plugin(root, known=parsed)
+        assert [d.to_json() for d in shared] == [d.to_json() for d in own], root

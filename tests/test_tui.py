@@ -789,9 +789,9 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
     release = threading.Event()
     real_load = data.load
 
-    def slow_load(o):  # discovery that ends only when the test says so
+    def slow_load(o, **options):  # discovery that ends only when the test says so
         release.wait(30)
-        return real_load(o)
+        return real_load(o, **options)
 
     monkeypatch.setattr(data, "load", slow_load)
     app = SkilltuiApp(opts, poll=False)
@@ -826,7 +826,7 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
 
 @aio
 async def test_a_failed_discovery_is_said_not_raised(demo, monkeypatch):
-    def broken(opts):
+    def broken(opts, **options):
         raise OSError("disk on fire [bold]x[/]")
 
     monkeypatch.setattr(data, "load", broken)

@@ -84,3 +84,64 @@ def test_markdown_block_classes_exist():
 
     assert issubclass(private.MarkdownFence, private.MarkdownBlock)
     assert Markdown.BLOCKS["fence"] is private.MarkdownFence
+
+
+class _TableApp(App):
+    def compose(self) -> ComposeResult:
+        yield private.FixedCellsTable(id="t")
+
+
+def test_fixed_cells_table_sizes_without_measuring_and_measures_auto_columns():
+    async def go():
+        app = _TableApp()
+        async with app.run_test(size=(60, 10)) as pilot:
+            table = app.query_one(private.FixedCellsTable)
+            table.add_column("a", width=10, key="a")
+            table.add_column("b", width=6, key="b")
+            for i in range(50):
+                table.add_row(f"row {i} with a long cell", str(i), key=f"r{i}")
+            await pilot.pause()
+            assert table.virtual_size.height == 50 + 1  # rows and the header
+            assert table.virtual_size.width == (10 + 2) + (6 + 2)  # each column with its padding
+            assert table.columns["a"].content_width == len("a")  # fixed widths: the label only, no cell measured
+            assert any("row 0" in line for line in private.render_lines(app.screen))
+            table.add_column("c", key="c")  # an auto-width column: Textual measures again
+            table.add_row("x", "y", "a wider cell here", key="last")
+            await pilot.pause()
+            assert table.columns["c"].content_width == len("a wider cell here")
+            table.add_row("tall", "row", "z", key="tall", height=None)  # an automatic height: measured too
+            await pilot.pause()
+            assert table.rows["tall"].height == 1 and table.virtual_size.height == 52 + 1
+
+    _run(go())
+
+
+class _AreaApp(App):
+    def compose(self) -> ComposeResult:
+        yield private.TallTextArea(id="area", read_only=True, soft_wrap=True)
+
+
+def test_tall_text_area_keeps_a_height_that_follows_text_and_width():
+    from textual.document._wrapped_document import WrappedDocument
+
+    def fresh(area) -> int:  # Textual's own answer for the same text, width and tabs
+        return WrappedDocument(area.document, area.wrap_width, area.indent_width).height
+
+    async def go():
+        app = _AreaApp()
+        async with app.run_test(size=(40, 12)) as pilot:
+            area = app.query_one(private.TallTextArea)
+            area.load_text("\n".join(f"line {i} " + "word " * (i % 12) for i in range(300)))
+            await pilot.pause()
+            assert type(area.wrapped_document).__name__ == "_KeptHeightDocument"
+            wide = area.wrapped_document.height
+            assert wide == fresh(area) and wide > 300  # long lines wrap
+            await pilot.resize_terminal(24, 12)
+            await pilot.pause()
+            assert area.wrapped_document.height == fresh(area) > wide  # narrower: more wrapped lines
+            area.load_text("one\ntwo")
+            await pilot.pause()
+            assert area.wrapped_document.height == fresh(area) == 2
+            assert any("two" in line for line in private.render_lines(app.screen))
+
+    _run(go())

@@ -1172,7 +1172,7 @@ CODES: dict[str, Severity] = {
 }
 
 
-def _list_names(folder: Path) -> set[str] | None:
+def _list_names(folder: str | os.PathLike[str]) -> set[str] | None:
     try:
         return set(os.listdir(folder))
     except (OSError, ValueError):
@@ -1180,14 +1180,15 @@ def _list_names(folder: Path) -> set[str] | None:
 
 
 def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
-          read: Callable[[Path], tuple[str | None, str | None, bool]] = read_skill_md) -> list[Diagnostic]:
+          read: Callable[[str], tuple[str | None, str | None, bool]] = read_skill_md) -> list[Diagnostic]:
     """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref. `read` reads
     the chosen SKILL.md as read_skill_md does (the doctor passes one that reuses its own read of the file)."""
 
     def diag(code: str, path: Path | str, message: str, line: int | None = None, fix: str | None = None) -> Diagnostic:
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
 
-    folder = Path(os.path.abspath(_skill_dir_of(Path(skill_dir))))
+    given = os.fspath(skill_dir)  # plain strings below: Path objects cost more than the checks on a big tree
+    folder = os.path.abspath(_skill_dir_of(Path(given)) if "skill.md" in given.lower() else given)
     try:  # one stat: Path.exists() and is_dir() would take two
         exists, is_dir = True, stat.S_ISDIR(os.stat(folder).st_mode)
     except (OSError, ValueError):
@@ -1200,9 +1201,9 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
     names = _list_names(folder)
     if names is not None:
         if "SKILL.md" in names:
-            skill_md: Path | None = folder / "SKILL.md"
+            skill_md: str | None = os.path.join(folder, "SKILL.md")
         elif "skill.md" in names:
-            skill_md = folder / "skill.md"
+            skill_md = os.path.join(folder, "skill.md")
             out.append(
                 diag(
                     "spec-skill-md-lowercase",
@@ -1214,7 +1215,8 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
         else:
             skill_md = None
     else:
-        skill_md = find_skill_md(folder)
+        found = find_skill_md(folder)
+        skill_md = None if found is None else str(found)
     if skill_md is None:
         out.append(
             diag(
@@ -1236,7 +1238,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
     if isinstance(result, _ParseFailure):
         out.append(diag(result.code, skill_md, result.message, line=result.line, fix=result.fix))
     else:
-        for finding in _check_metadata(result.metadata, folder.name):
+        for finding in _check_metadata(result.metadata, os.path.basename(folder)):
             line = result.key_lines.get(finding.key) if finding.key else None
             out.append(diag(finding.code, skill_md, finding.message, line=line, fix=finding.fix))
         body_lines = len(result.body.split("\n")) if result.body else 0

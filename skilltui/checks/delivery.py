@@ -21,7 +21,7 @@ import re
 import stat
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,25 +192,38 @@ class _Reader:
     roots: list[str]
     cap: int = CAP
 
-    def read(self, path: str) -> tuple[bytes | None, str | None]:
+    def check(self, path: str) -> str | None:
+        """Why `read` would refuse this file before reading it, or None."""
+        return self._check(path)[1]
+
+    def _check(self, path: str) -> tuple[str, str | None]:
         try:
             real = os.path.realpath(path)
             if not any(_inside(real, r) for r in self.roots):
-                return None, f"it links out of the checked tree (to {real}); not read"
+                return real, f"it links out of the checked tree (to {real}); not read"
             st = os.stat(real)
             if not stat.S_ISREG(st.st_mode):
-                return None, "it is not a regular file"
+                return real, "it is not a regular file"
             if st.st_size > self.cap:
-                return None, f"it is larger than {self.cap:,} bytes; not read"
+                return real, f"it is larger than {self.cap:,} bytes; not read"
+            return real, None
+        except OSError as exc:
+            return "", _why(exc)
+        except (ValueError, RuntimeError) as exc:
+            return "", str(exc) or exc.__class__.__name__
+
+    def read(self, path: str) -> tuple[bytes | None, str | None]:
+        real, err = self._check(path)
+        if err is not None:
+            return None, err
+        try:
             with fsio.open_binary(real) as fh:
                 data = fh.read(self.cap + 1)
             if len(data) > self.cap:
                 return None, f"it is larger than {self.cap:,} bytes; not read"
             return data, None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return None, "its symbolic links loop"
-            return None, exc.strerror or exc.__class__.__name__
+            return None, _why(exc)
         except (ValueError, RuntimeError) as exc:
             return None, str(exc) or exc.__class__.__name__
 
@@ -220,6 +233,12 @@ class _Reader:
             return None, err
         text = data.decode("utf-8", errors="replace")
         return (text[1:] if text.startswith("\ufeff") else text), None
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "its symbolic links loop"
+    return exc.strerror or exc.__class__.__name__
 
 
 def _scandir(path: str) -> tuple[list[os.DirEntry[str]], str | None]:
@@ -978,13 +997,18 @@ class _Item:
     name: str  # skill folder name / command name
     path: str  # file holding it (plugin.json for inline commands)
     fm: Frontmatter
-    body: str = ""
     inline: bool = False
     fm_name: str | None = None  # skills: frontmatter `name` as text
 
+    @property
+    def body(self) -> str:
+        """Read when a check needs it (a discovered file's frontmatter keeps no body in memory)."""
+        return self.fm.body
+
 
 class _Plugin:
-    def __init__(self, plugin_root: str, capability_guide: str | None):
+    def __init__(self, plugin_root: str, capability_guide: str | None, known: Mapping[str, Frontmatter] | None = None):
+        self.known = known or {}
         self.out = _Out()
         self.root = os.path.abspath(plugin_root)
         self.root_real = _real(self.root)
@@ -1132,10 +1156,16 @@ class _Plugin:
 
     # ------------------------------------------------------------------------------------------- skills, commands
     def _parse(self, path: str) -> tuple[Frontmatter | None, str | None]:
-        text, err = self.reader.text(path)
-        if text is None:
-            return None, err
-        fm = parse_claude(text)
+        fm: Frontmatter | None = self.known.get(path)
+        if fm is not None:  # Claude Code's own parse of this file (the catalog's): the same reader checks, no read
+            err = self.reader.check(path)
+            if err is not None:
+                return None, err
+        else:
+            text, err = self.reader.text(path)
+            if text is None:
+                return None, err
+            fm = parse_claude(text)
         if fm.status == "invalid":
             self.add("warning", "plugin-frontmatter-invalid", path,
                      f"{self.show(path)} frontmatter does not parse ({_q(fm.error or '?', 120)}); all its fields are ignored",
@@ -1183,7 +1213,7 @@ class _Plugin:
         name = folder if folder is not None else (fm_name or os.path.basename(self.root))
         if name in self.skills:
             return
-        self.skills[name] = _Item(name, path, fm, fm.body, fm_name=fm_name)
+        self.skills[name] = _Item(name, path, fm, fm_name=fm_name)
 
     def load_commands(self) -> None:
         files: list[tuple[str, str]] = []  # (name, path)
@@ -1201,7 +1231,7 @@ class _Plugin:
                         fm = parse_claude(spec["content"][:CAP])
                         if isinstance(spec.get("description"), (str, int, float, bool)):
                             fm.data = dict(fm.data, description=spec["description"])
-                        self.commands.setdefault(str(cmd), _Item(str(cmd), self.manifest_path, fm, fm.body, inline=True))
+                        self.commands.setdefault(str(cmd), _Item(str(cmd), self.manifest_path, fm, inline=True))
             else:
                 for p in self.paths.get("commands", []):
                     files += self._command_files(p)
@@ -1219,7 +1249,7 @@ class _Plugin:
             if parsed is None:
                 self.unreadable(path, err or "unreadable")
                 continue
-            self.commands[name] = _Item(name, path, parsed, parsed.body)
+            self.commands[name] = _Item(name, path, parsed)
 
     def _command_files(self, base: str) -> list[tuple[str, str]]:
         if _isfile(base):
@@ -1592,14 +1622,16 @@ class _Plugin:
         return found
 
 
-def check_plugin(plugin_root: str, *, capability_guide: str | None = None) -> list[Diagnostic]:
+def check_plugin(plugin_root: str, *, capability_guide: str | None = None,
+                 known: Mapping[str, Frontmatter] | None = None) -> list[Diagnostic]:
     """Plugin consistency diagnostics of spec/delivery.md §3 for the plugin folder `plugin_root`.
 
     `capability_guide` is the `delivery.capability_guide` setting (a file; relative paths from the plugin root; the
-    doctor reads it from $SKILLTUI_CAPABILITY_GUIDE). Pairing checks run only for a pairing plugin (§1.2).
+    doctor reads it from $SKILLTUI_CAPABILITY_GUIDE). Pairing checks run only for a pairing plugin (§1.2). `known`
+    maps files to Claude Code's own parse of them (a catalog's frontmatter): those are not read and parsed again.
     """
     try:
-        p = _Plugin(plugin_root, capability_guide)
+        p = _Plugin(plugin_root, capability_guide, known)
     except Exception as exc:
         return [Diagnostic("error", "plugin-check-failed", plugin_root, f"plugin checks could not start: {exc!r}")]
     steps = (p.load_manifest, p.check_paths, p.load_skills, p.load_commands, p.check_items, p.check_mcp,

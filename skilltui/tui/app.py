@@ -11,34 +11,53 @@ import asyncio
 import contextlib
 import copy
 import gc
+import importlib
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from functools import partial
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from skilltui import whatif
 from skilltui.model import Diagnostic, Options, Skill
 from skilltui.tui import data, messages
 from skilltui.tui import textual_private as private
 from skilltui.tui.commands import SkilltuiCommands
 from skilltui.tui.messages import ToggleRequest
-from skilltui.tui.screens.budget import BudgetScreen
-from skilltui.tui.screens.doctor import DoctorScreen
-from skilltui.tui.screens.fileview import FileScreen
-from skilltui.tui.screens.help import HelpScreen
-from skilltui.tui.screens.plugins import PluginsScreen
-from skilltui.tui.screens.preview import PreviewScreen
 from skilltui.tui.screens.skills import SkillsScreen
-from skilltui.tui.screens.toggle import ToggleScreen
 from skilltui.tui.widgets.footer import StableFooter
 from skilltui.tui.widgets.topbar import SCREENS
+
+# The screens not shown first, imported when they are first built (in idle time or on a first visit), so that the
+# first paint does not wait for their modules (Markdown, TextArea, the budget engine: a few hundred milliseconds).
+LATER_SCREENS = ("skilltui.tui.screens.preview", "skilltui.tui.screens.budget", "skilltui.tui.screens.plugins",
+                 "skilltui.tui.screens.doctor", "skilltui.tui.screens.help", "skilltui.tui.screens.fileview",
+                 "skilltui.tui.screens.toggle")
+
+
+def _later(module: str, name: str) -> Callable[[], Screen]:
+    """A mode's screen, its module imported when the mode is first built."""
+
+    def build() -> Screen:
+        screen: Screen = getattr(importlib.import_module(f"skilltui.tui.screens.{module}"), name)()
+        return screen
+
+    build.__name__ = name
+    return build
+
+
+def import_later_screens() -> None:
+    """Import the screens' modules ahead of their first use; called off the UI thread once discovery is done."""
+    for module in LATER_SCREENS:
+        importlib.import_module(module)
+
 
 POLL_SECONDS = 2.0
 IDLE_SECONDS = 5.0
@@ -51,8 +70,9 @@ class SkilltuiApp(App[int]):
 
     TITLE = "skilltui"
     CSS_PATH = "app.tcss"
-    MODES = {"skills": SkillsScreen, "preview": PreviewScreen, "budget": BudgetScreen, "plugins": PluginsScreen,
-             "doctor": DoctorScreen}
+    MODES = {"skills": SkillsScreen, "preview": _later("preview", "PreviewScreen"),
+             "budget": _later("budget", "BudgetScreen"), "plugins": _later("plugins", "PluginsScreen"),
+             "doctor": _later("doctor", "DoctorScreen")}
     DEFAULT_MODE = "skills"
     COMMANDS = App.COMMANDS | {SkilltuiCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -73,10 +93,11 @@ class SkilltuiApp(App[int]):
     busy: reactive[str] = reactive("")  # what the app is doing, shown in the top bar; "" when idle
     budget_chars: reactive[int | None] = reactive(None, init=False)  # the budget screen's current budget
 
-    def __init__(self, opts: Options, *, poll: bool = True) -> None:
+    def __init__(self, opts: Options, *, poll: bool = True, cache: bool = False) -> None:
         super().__init__()
         self.opts = opts
         self.poll = poll
+        self.use_cache = cache  # first rows from the answer cache on an unchanged tree (skilltui/cache.py)
         self.runtimes = data.available_runtimes()
         self._previous_mode = "skills"
         self._selected_key: tuple | None = None
@@ -100,13 +121,16 @@ class SkilltuiApp(App[int]):
         opts = self.opts
         self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
         try:
-            loaded = data.load(opts)
+            loaded = data.load(opts, cached=self.use_cache)
         except Exception as exc:  # never a traceback: say what failed, keep the last good state
             self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
             return
         if get_current_worker().is_cancelled:
             return
         self.call_from_thread(self._loaded, loaded)
+        if loaded.store is not None:
+            loaded.store()  # once the rows are on their way: a cache write never delays them
+        import_later_screens()
         diags = data.diagnostics(opts, loaded.catalog)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._diagnosed, loaded, diags)
@@ -199,6 +223,7 @@ class SkilltuiApp(App[int]):
         await super().on_event(event)
 
     def _report_effect(self, before: data.Loaded, after: data.Loaded, chars: int) -> None:
+        from skilltui import whatif
         from skilltui.runtimes.claude import listing
 
         if before.prepared is None or after.prepared is None:
@@ -246,7 +271,8 @@ class SkilltuiApp(App[int]):
 
         try:
             return budget.params_for(state.claude, state.opts).budget
-        except Exception:
+        except (ValueError, TypeError, ArithmeticError) as exc:  # a budget setting it cannot use: no simulation
+            self.notify(f"No budget to simulate: {exc}", severity="warning", markup=False)
             return None
 
     # ------------------------------------------------------------ actions
@@ -285,6 +311,8 @@ class SkilltuiApp(App[int]):
     @work(exclusive=True, group="switch")
     async def _show_preview(self) -> None:
         """Switch once the body's first piece is mounted (briefly), so the first paint of the screen shows it."""
+        from skilltui.tui.screens.preview import PreviewScreen
+
         screen = private.mode_screen(self, "preview")
         if isinstance(screen, PreviewScreen):
             with contextlib.suppress(asyncio.TimeoutError):
@@ -292,6 +320,8 @@ class SkilltuiApp(App[int]):
         self.switch_mode("preview")
 
     def open_file(self, path: str, *, line: int | None = None, title: str | None = None) -> None:
+        from skilltui.tui.screens.fileview import FileScreen
+
         self.push_screen(FileScreen(path, line=line, title=title))
 
     def open_diagnostic(self, diag: Diagnostic) -> None:
@@ -325,6 +355,8 @@ class SkilltuiApp(App[int]):
         self.budget_chars = message.chars
 
     def on_use_preset(self, message: messages.UsePreset) -> None:
+        from skilltui.tui.screens.budget import BudgetScreen
+
         self.action_screen("budget")
         screen = private.mode_screen(self, "budget")
         if isinstance(screen, BudgetScreen):
@@ -350,6 +382,8 @@ class SkilltuiApp(App[int]):
         self.action_runtime(keys[(i + 1) % len(keys)])
 
     def action_help(self) -> None:
+        from skilltui.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
@@ -358,6 +392,8 @@ class SkilltuiApp(App[int]):
         if self.state is None or self.state.claude is None:
             self.notify("Still discovering; try again in a moment.", markup=False)
             return
+        from skilltui.tui.screens.toggle import ToggleScreen
+
         self.push_screen(ToggleScreen(request, self.state, self.current_budget()), self._toggled)
 
     def _toggled(self, outcome) -> None:
@@ -375,9 +411,9 @@ class SkilltuiApp(App[int]):
         self.load()
 
 
-def run_app(opts: Options) -> int:
+def run_app(opts: Options, *, cache: bool = False) -> int:
     """The entry point the CLI calls when no command is given."""
-    return run_and_leave(SkilltuiApp(copy.copy(opts)))
+    return run_and_leave(SkilltuiApp(copy.copy(opts), cache=cache))
 
 
 def run_and_leave(app: App, **run_options) -> int:

@@ -11,12 +11,17 @@ import copy
 import importlib
 import os
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING
 
-from skilltui import budget, whatif
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import REGISTRY, get
-from skilltui.runtimes.claude import listing
+
+if TYPE_CHECKING:  # imported where used: the first paint does not wait for the listing and what-if engines
+    from skilltui import whatif
+    from skilltui.runtimes.claude import listing
 
 RUNTIME_LABELS = {key: get(key).label for key in REGISTRY}
 
@@ -48,6 +53,8 @@ class Loaded:
     signature: tuple = ()
     model_text: dict[int, str] = field(default_factory=dict)  # id(skill) -> its listing text as the model sees it
     error: str | None = None  # a Claude catalog that could not be prepared, said once
+    cached: bool = False  # read from the cache (an unchanged tree), not discovered again
+    store: Callable[[], None] | None = None  # stores this result in the cache (called after it is shown)
 
     def text_for(self, skill: Skill) -> str:
         return self.model_text.get(id(skill), "")
@@ -59,20 +66,47 @@ def discover(opts: Options) -> Catalog:
     return get(opts.runtime).discover(opts)
 
 
-def load(opts: Options) -> Loaded:
-    """Everything a screen shows, computed off the UI thread: the catalog of the chosen runtime, Claude Code's
-    catalog for plugins and the budget, and the listing rows."""
-    start = time.perf_counter()
-    started_ns = time.time_ns()
+def _discover_all(opts: Options) -> tuple[Catalog, Catalog | None, listing.Prepared | None, str | None]:
+    from skilltui import budget
+
     catalog = discover(opts)
-    claude = catalog if opts.runtime == "claude" else _try(lambda: discover(with_runtime(opts, "claude")))
-    prepared, error = None, None
+    claude, prepared, error = catalog, None, None
+    if opts.runtime != "claude":
+        try:
+            claude = discover(with_runtime(opts, "claude"))
+        except Exception as exc:  # plugins and the budget need it; the chosen runtime's rows do not: said there
+            claude, error = None, f"Claude Code's catalog could not be read: {exc.__class__.__name__}: {exc}"
     if claude is not None:
         try:
             prepared = budget.prepared_for(claude)
         except Exception as exc:  # a version without listing data: say so on the budget screen
             error = f"{exc.__class__.__name__}: {exc}"
-    loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error)
+    return catalog, claude, prepared, error
+
+
+def load(opts: Options, *, cached: bool = False) -> Loaded:
+    """Everything a screen shows, computed off the UI thread: the catalog of the chosen runtime, Claude Code's
+    catalog for plugins and the budget, and the listing rows. With `cached`, the result stored by an earlier run
+    stands in for discovery when every path that discovery looked at is unchanged (skilltui/cache.py); else what
+    is discovered can be stored by `Loaded.store`, once it is shown."""
+    from skilltui import __version__, cache
+
+    start = time.perf_counter()
+    started_ns = time.time_ns()
+    parts = [__version__, "tui", repr(replace(opts, env={}))]
+    found = cache.load_object(parts, opts.env) if cached else None
+    if not (isinstance(found, tuple) and len(found) == 4 and isinstance(found[0], Catalog)):
+        found = None
+    store = None
+    if found is None and cached and cache.enabled(opts.env):
+        with cache.recording(opts.env) as rec:
+            recorded = _discover_all(replace(opts, env=rec.env if rec.env is not None else opts.env))
+        store = partial(cache.store_object, parts, opts.env, rec, recorded)
+        catalog, claude, prepared, error = recorded
+    else:
+        catalog, claude, prepared, error = found if found is not None else _discover_all(opts)
+    loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error,
+                    cached=found is not None, store=store)
     loaded.model_text = model_texts(catalog, prepared)
     loaded.signature = signature(watch_paths(catalog, claude))
     if changed_since(loaded.signature, started_ns):
@@ -98,15 +132,8 @@ def warm_markdown() -> None:
             "# a\n\nb *c* `d` [e](f) https://g.example/h?i=j, www.example.org, example.com, mail a@b.io, "
             "see docs/README.md and quality/EXPLORATION.md.\n\n> k\n\n| h |\n|---|\n| i |\n\n- j\n1. l\n\n"
             "```\nk\n```\n\n---\n")
-    except Exception:
+    except ImportError:  # only a warm-up: the preview says what is missing when it is opened
         pass
-
-
-def _try(fn):
-    try:
-        return fn()
-    except Exception:
-        return None
 
 
 def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int, str]:
@@ -135,8 +162,8 @@ def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int
             from skilltui.runtimes.omp import discovery as omp
 
             by_name.update(omp.prompt_entries(catalog))
-    except Exception:  # a runtime still being written: fall back to the plain descriptions
-        by_name, by_path = {}, {}
+    except (AttributeError, KeyError, TypeError, ValueError):  # a prompt builder that fails on this catalog:
+        by_name, by_path = {}, {}  # the plain descriptions are shown
     out: dict[int, str] = {}
     for s in catalog.skills:
         listed = s.status == "listed"
@@ -173,8 +200,9 @@ def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
         found = doctor.run_isolated(opts, (opts.runtime,),
                                     cancelled=(lambda: worker.is_cancelled) if worker is not None else None)
         return list(catalog.diagnostics) if found is None else list(found)
-    except Exception:
-        return list(catalog.diagnostics)
+    except Exception as exc:  # the doctor's own failure is a finding on the Doctor screen, never a silent gap
+        return [*catalog.diagnostics, Diagnostic("error", "doctor-failed", None,
+                                                 f"The doctor's checks failed: {exc.__class__.__name__}: {exc}")]
 
 
 # ---------------------------------------------------------------- watching files (Textual timers poll these)
@@ -370,6 +398,8 @@ def first_chunk(body: str, max_lines: int = 16, max_chars: int = 1000) -> int:
 
 def what_if(loaded: Loaded, change: whatif.PlannedChange, budget_chars: int) -> whatif.Effect | None:
     """The listing's change if `change` were written, from the engine; None without a Claude catalog."""
+    from skilltui import whatif
+
     if loaded.claude is None or loaded.prepared is None:
         return None
     return whatif.effect(loaded.claude, loaded.opts, change, budget_chars, loaded.prepared)

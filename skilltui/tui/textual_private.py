@@ -10,17 +10,54 @@ Why each is needed:
 - `adopt_app_stylesheet`: a screen built after start-up is styled against the current stylesheet, so the mode switch
   does not restyle every widget again.
 - `MarkdownFence`: the code-block widget of Textual's Markdown, replaced to highlight safely.
+- `FixedCellsTable`: a DataTable measures every cell of every new row when idle (`_update_dimensions`), to size
+  auto-width columns and auto-height rows; with fixed widths and heights that is all discarded work (about a second
+  of the event loop for 6,000 rows), so it is skipped and only the virtual size is set.
+- `TallTextArea`: a TextArea asks its wrapped document's height once per line it draws, and Textual sums every
+  line's wrap offsets for each answer; for the budget's 6,000-line prompt that was about half a second a frame.
+  The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from textual.app import App
+from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+from textual.widgets import DataTable, TextArea
+from textual.widgets._data_table import RowKey
 
-__all__ = ["MarkdownBlock", "MarkdownFence", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode",
-           "render_lines"]
+__all__ = ["FixedCellsTable", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
+# also MarkdownBlock and MarkdownFence, through __getattr__ below
+
+
+def __getattr__(name: str) -> object:
+    """`MarkdownBlock` and `MarkdownFence`, imported on first use: Textual's Markdown module (and markdown-it) is
+    not needed for the first screen, so the first paint does not wait for it."""
+    if name in ("MarkdownBlock", "MarkdownFence"):
+        from textual.widgets import _markdown
+
+        return getattr(_markdown, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class FixedCellsTable(DataTable):
+    """A DataTable that skips measuring new cells while every column has a fixed width and no new row has an
+    automatic height or a label (the measures would size nothing)."""
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        new_rows = list(new_rows)
+        rows = self.rows
+        if any(c.auto_width for c in self.columns.values()) or any(
+                (row := rows.get(key)) is not None and (row.auto_height or row.label is not None) for key in new_rows):
+            super()._update_dimensions(new_rows)
+            return
+        header = self.header_height if self.show_header else 0
+        width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
+        self.virtual_size = Size(width, self._total_row_height + header)
 
 
 def mode_screen(app: App, mode: str) -> Screen | None:
@@ -51,3 +88,33 @@ def adopt_app_stylesheet(screen: Screen, app: App) -> None:
 def render_lines(screen: Screen) -> list[str]:
     """The text of each line the screen shows now (for tests and the hostile suite)."""
     return [strip.text for strip in screen._compositor.render_strips()]
+
+
+class _KeptHeightDocument(WrappedDocument):
+    """A wrapped document whose height is computed once per wrap, not once per question."""
+
+    _kept_height: int | None = None
+
+    def wrap(self, width: int, tab_width: int | None = None) -> None:
+        super().wrap(width, tab_width)
+        self._kept_height = None
+
+    def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
+        result = super().wrap_range(*args, **kwargs)
+        self._kept_height = None
+        return result
+
+    @property
+    def height(self) -> int:
+        if self._kept_height is None:
+            self._kept_height = super().height
+        return self._kept_height
+
+
+class TallTextArea(TextArea):
+    """A TextArea for long text: its wrapped document keeps its height between wraps."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "wrapped_document" and type(value) is WrappedDocument:
+            value.__class__ = _KeptHeightDocument  # same layout, one cached property more
+        super().__setattr__(name, value)

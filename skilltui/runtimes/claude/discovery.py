@@ -25,6 +25,7 @@ from skilltui.model import (
     Frontmatter,
     Options,
     Plugin,
+    Severity,
     Skill,
     StatusValue,
 )
@@ -145,7 +146,7 @@ def _double(value: int) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def js_string(value) -> str | None:
+def js_string(value: Any) -> str | None:
     """JavaScript String(value) for the YAML types we meet (a JS parser reads every number as a double)."""
     if value is None:
         return None
@@ -162,7 +163,7 @@ def js_string(value) -> str | None:
     return str(value)
 
 
-def js_bool(value, default: bool) -> bool:
+def js_bool(value: Any, default: bool) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -174,7 +175,7 @@ def js_bool(value, default: bool) -> bool:
     return default
 
 
-def description_of(data: dict) -> str | None:
+def description_of(data: dict[str, Any]) -> str | None:
     """§5.2: `description` as Claude Code reads it: a trimmed string (empty = absent), numbers and booleans as text,
     anything else ignored. The doctor's checks call this too."""
     raw = data.get("description")
@@ -185,18 +186,18 @@ def description_of(data: dict) -> str | None:
     return None
 
 
-def when_to_use_of(data: dict) -> str | None:
+def when_to_use_of(data: dict[str, Any]) -> str | None:
     wtu = data.get("when_to_use")
     return js_string(wtu) if wtu is not None else None
 
 
-def model_invocation_disabled(value) -> bool:
+def model_invocation_disabled(value: Any) -> bool:
     """§5.2 `disable-model-invocation`, observed: true, and strings or numbers that read 1/true/yes/on once trimmed
     (`1`, `1.0`, `' yes '`); not 2, -1, `y`, lists (`[true]`) or null."""
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float, str)):
-        text = value if isinstance(value, str) else js_string(value)
+        text = value if isinstance(value, str) else js_string(value) or ""  # a number always has a text
         return text.strip().lower() in ("1", "true", "yes", "on")
     return False
 
@@ -248,7 +249,7 @@ def expand_braces(pattern: str) -> list[str]:
             return out
 
 
-def split_paths(value, trim: bool = True) -> list[str]:
+def split_paths(value: Any, trim: bool = True) -> list[str]:
     """§5.5: commas outside braces split, lists flatten, braces expand, a trailing `/**` goes. Matching a touched
     path uses the pieces untrimmed (`trim=False`): in `"a/*.py, b/*.py"` the second pattern keeps its leading space
     and matches nothing (observed, tests/fixtures/touch)."""
@@ -282,16 +283,17 @@ def split_paths(value, trim: bool = True) -> list[str]:
 class _Scan:
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
-    seen_files: dict = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
-    stats: dict = field(default_factory=dict)  # path -> os.stat_result taken when the file was found: one stat a file
+    seen_files: dict[tuple[int, int] | str, Skill] = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
+    stats: dict[str, os.stat_result] = field(default_factory=dict)  # path -> stat taken when the file was found: one stat a file
 
-    def diag(self, severity, code, path, message, line=None, fix=None):
+    def diag(self, severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
+             fix: str | None = None) -> None:
         self.diags.append(Diagnostic(severity, code, path, message, line, fix, runtime=NAME))
 
 
 # Parsed files by (path, inode, mtime, size, ctime): a refresh re-reads only what changed. The values (frontmatter
 # without its body, invalid UTF-8 flag, first body line) are never mutated after parsing, so catalogs may share them.
-_PARSED: dict[tuple, tuple[Frontmatter, bool, str | None]] = {}
+_PARSED: dict[tuple[str, int, int, int, int], tuple[Frontmatter, bool, str | None]] = {}
 MAX_PARSED = 50_000
 
 
@@ -477,7 +479,8 @@ def project_dirs(paths: Paths) -> list[str]:
 
 def _shipped_entries(version: str) -> tuple[list[Skill], list[Skill]]:
     """Shipped entries as catalog rows: (before the scoped extras, after them)."""
-    before, after = [], []
+    before: list[Skill] = []
+    after: list[Skill] = []
     for entry in SHIPPED[version]:
         skill = Skill(name=entry.name, source=entry.source, path="", root="", label=entry.name,
                       extra={"shipped": True, "exempt": entry.exempt})
@@ -698,7 +701,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
     scoped: list[Skill] = []
     for s in entries:
         if s.source in ("plugin", "plugin-command") and s.extra.get("named_by_frontmatter") and s.display_name:
-            s.name = f"{s.name.rsplit(':', 1)[0]}:{s.display_name}"
+            s.name = f"{s.name.rsplit(':', 1)[0]}:{s.display_name}"  # the items' prefix (manifest name)
         if s.status != LISTED:
             continue
         if s.path:

@@ -167,7 +167,7 @@ class _Ctx:
         self.opts = opts
         self.rules = "14" if str(opts.omp_rules) == "14" else "18"
         self.native = opts.native_dir or ".omp"
-        self.env = dict(opts.env or {})
+        self.env = opts.env if opts.env is not None else {}  # not a copy: the answer cache notes each read
         self.diags: list[Diagnostic] = []
         self.rows: list[_Cand] = []
         self.seq = 0

@@ -310,7 +310,7 @@ def _stringify_keys(value: object) -> object:
 
 def load_settings(rules: str, agent_dir: str, cwd: str, home: str, native_dir: str, env: dict[str, str],
                   diags: list[Diagnostic]) -> OmpSettings:
-    settings = OmpSettings(rules=rules, cwd=cwd, home=home, env=dict(env))
+    settings = OmpSettings(rules=rules, cwd=cwd, home=home, env=env)  # not a copy (see discovery)
     global_layer: Layer = {}
     found = False
     for name in ("config.yml", "config.yaml"):

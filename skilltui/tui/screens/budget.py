@@ -23,6 +23,7 @@ from skilltui.text import safe
 from skilltui.tui import messages
 from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
+from skilltui.tui.textual_private import TallTextArea
 from skilltui.tui.widgets.budget_bar import BudgetBar
 from skilltui.tui.widgets.table import RowTable
 
@@ -86,7 +87,7 @@ class BudgetScreen(BaseScreen):
             yield table
             with Vertical(id="prompt-box"):
                 yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
-                yield TextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
+                yield TallTextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
 
     def on_resize(self) -> None:
         if self._ready and self.app.state is not None and (self.app.size.width < 110) != self._filled_narrow:
@@ -280,13 +281,15 @@ class BudgetScreen(BaseScreen):
 
     def _fill(self, table: DataTable, result: listing.Listing) -> None:
         """Rows for the listing. The entries are the same for every window, so after the first fill only the cells
-        that changed are updated: a keystroke then redraws a few cells, not the table."""
+        that changed are updated: a keystroke then redraws a few cells, not the table. A first fill makes the cells
+        of a screenful at once and the rest in batches, so a 6,000-entry listing shows at once."""
         colours = palette(self.app)
-        rows = [self._cells(i, e, colours) for i, e in enumerate(result.entries)]
+        entries = result.entries
         narrow = self.app.size.width < 110
         same = (self._filled_for is result.prepared and self._filled_theme == self.app.theme
-                and self._filled_narrow == narrow and len(self._filled) == len(rows) == table.row_count)
+                and self._filled_narrow == narrow and len(self._filled) == len(entries) == table.row_count)
         if same:
+            rows = [self._cells(i, e, colours) for i, e in enumerate(entries)]
             for i, (old, new) in enumerate(zip(self._filled, rows)):
                 for (name, _), a, b in zip(self.COLUMNS, old, new):
                     if a.plain != b.plain or a.style != b.style:
@@ -298,20 +301,24 @@ class BudgetScreen(BaseScreen):
         self._filled_narrow = narrow
         for name, width in self.COLUMNS:
             table.add_column(name, width=self.NARROW_WIDTHS.get(name, width) if narrow else width, key=name)
-        for i, cells in enumerate(rows[:BATCH]):
+        rows = [self._cells(i, e, colours) for i, e in enumerate(entries[:BATCH])]
+        for i, cells in enumerate(rows):
             table.add_row(*cells, key=f"e:{i}")
         self._filled, self._filled_for, self._filled_theme = rows, result.prepared, self.app.theme
-        if len(rows) > BATCH:  # a big listing goes in batches, so the screen answers keys meanwhile
-            self.run_worker(partial(self._add_rest, table, rows, keep), exclusive=True, group="fill",
+        if len(entries) > BATCH:  # a big listing goes in batches, so the screen answers keys meanwhile
+            self.run_worker(partial(self._add_rest, table, entries, colours, keep), exclusive=True, group="fill",
                             description="fill entries")
         elif table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
 
-    async def _add_rest(self, table: DataTable, rows: list, keep: int) -> None:
-        for start in range(BATCH, len(rows), BATCH):
+    async def _add_rest(self, table: DataTable, entries: list, colours: dict[str, str], keep: int) -> None:
+        filled = self._filled  # grows as rows go in; a refill meanwhile cancels this worker (exclusive)
+        for start in range(BATCH, len(entries), BATCH):
             await asyncio.sleep(0)
-            for i in range(start, min(start + BATCH, len(rows))):
-                table.add_row(*rows[i], key=f"e:{i}")
+            for i in range(start, min(start + BATCH, len(entries))):
+                cells = self._cells(i, entries[i], colours)
+                filled.append(cells)
+                table.add_row(*cells, key=f"e:{i}")
         table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
         self.app.freeze_long_lived()
 
