@@ -315,7 +315,7 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
             plugin.load_errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from "
                                       "the name")
     where = plugin.list_root or plugin.root
-    plugin.commands_note = bool(where) and plugin.manifest.get("commands") is not None \
+    plugin.commands_note = where is not None and plugin.manifest.get("commands") is not None \
         and os.path.isdir(os.path.join(where, "commands"))
     decide(plugin, settings)
     return plugin
