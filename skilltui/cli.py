@@ -551,7 +551,7 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
             print("No problems found.")
         for d in diags:
             where = safe(d.path or "-") + (f":{d.line}" if d.line else "")
-            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.message)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else ""))
+            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.summary)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else ""))
     errors = sum(d.severity == "error" for d in diags)
     return EXIT_FAIL if args.strict and errors else EXIT_OK
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal
@@ -53,6 +54,10 @@ class Source(StrEnum):
     ADMIN = "admin"
 
 
+# PyYAML's mark: `\n  in "<unicode string>", line 2, column 30:` then, when it has the source, that line and a caret
+_YAML_MARK = re.compile(r'\n\s*in "<[^>\n]*>", line (\d+), column (\d+):?(?:\n {4}[^\n]*\n *\^[^\n]*)?')
+
+
 @dataclass
 class Diagnostic:
     severity: Severity
@@ -63,6 +68,13 @@ class Diagnostic:
     fix: str | None = None  # what the user can do about it, when there is something
     runtime: str | None = None
     lenses: tuple[str, ...] = ()  # every check that found this same cause (the doctor reports it once)
+
+    @property
+    def summary(self) -> str:
+        """The message for people, on one line: a YAML parser's position block (`in "<unicode string>", line L,
+        column C:`, the source line and a caret) becomes "(line L, column C)". JSON keeps the exact message."""
+        text = _YAML_MARK.sub(r" (line \1, column \2)", self.message)
+        return "; ".join(part.strip() for part in text.split("\n") if part.strip())
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

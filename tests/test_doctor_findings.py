@@ -166,3 +166,20 @@ def test_shipped_entries_without_files_are_not_checked_as_folders(tmp_path):
     opts = Options(cwd=str(tmp_path / "proj"), home=str(tmp_path / "home"), managed_dir=str(tmp_path / "m"),
                    env={"HOME": str(tmp_path / "home")}, runtime="codex")
     assert not [d for d in doctor.run(opts, ("codex",)) if d.code == "spec-missing-skill-md"]
+
+
+def test_yaml_errors_read_as_one_line_for_people_and_stay_exact_in_json(tmp_path, capsys):
+    from skilltui import cli
+
+    skill = tmp_path / "home" / ".claude" / "skills" / "colon"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: colon\ndescription: Deploy checklist: build, tag\n---\nBody\n")
+    (tmp_path / "proj").mkdir()
+    args = ["--home", str(tmp_path / "home"), "--cwd", str(tmp_path / "proj"), "--no-cache", "doctor"]
+    cli.main(args)
+    human = capsys.readouterr().out
+    assert "mapping values are not allowed here (line 3, column 30)" in human
+    assert "<unicode string>" not in human and "^ (line" not in human
+    cli.main([*args, "--json"])
+    exact = [d["message"] for d in json.loads(capsys.readouterr().out)["diagnostics"] if d["code"] == "spec-yaml-invalid"]
+    assert exact and '\n  in "<unicode string>", line 3, column 30:\n' in exact[0]

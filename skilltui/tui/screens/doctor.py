@@ -106,7 +106,7 @@ class DoctorScreen(BaseScreen):
             where = self._places[d.path] + (f":{d.line}" if d.line else "")
             leaf = Text(no_wrap=True, overflow="ellipsis")
             leaf.append(where + "  ", style="dim")  # the file first: a long message is what gets cut
-            leaf.append(safe(data.short_paths_in(d.message, catalog)))
+            leaf.append(safe(data.short_paths_in(d.summary, catalog)))
             node.add_leaf(leaf, data=d)
 
     @on(Tree.NodeExpanded, "#diagnostics")
@@ -123,7 +123,7 @@ class DoctorScreen(BaseScreen):
         if d.path:
             t.append("  " + safe(data.short_path(d.path, self.app.catalog)) + (f":{d.line}" if d.line else ""),
                      style="dim")
-        t.append("\n" + safe(data.short_paths_in(d.message, self.app.catalog)))
+        t.append("\n" + safe(data.short_paths_in(d.summary, self.app.catalog)))
         if d.fix:
             t.append("\nfix: ", style="bold")
             t.append(safe(d.fix))
