@@ -77,7 +77,7 @@ class BudgetScreen(BaseScreen):
         with Horizontal(id="budget-controls"):
             yield Select([], prompt="preset (p)", id="preset", compact=True)
             yield Input(placeholder="model id (m)", id="model", compact=True)
-            yield Input(placeholder="window (w): 200k", id="window", compact=True)
+            yield Input(placeholder="window (w), e.g. 200k", id="window", compact=True)
         yield Static(id="budget-params")
         yield Static(id="budget-fit")
         yield BudgetBar(id="bar")
