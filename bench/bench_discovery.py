@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import copy
+import inspect
 import io
 import json
 import os
@@ -357,26 +358,8 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
 # ---------------------------------------------------------------- (f) the command line as a process, cold and warm
 # The floor as a process: the interpreter's start, then exactly the reads discovery made (the skills roots scanned,
 # each SKILL.md and command file read), with nothing imported that the reads do not need.
-FLOOR = """
-import json, os, sys
-with open(sys.argv[1]) as fh:
-    spec = json.load(fh)
-n = 0
-for root in spec["roots"]:
-    with os.scandir(root) as it:
-        for e in it:
-            if e.is_dir():
-                try:
-                    with open(os.path.join(e.path, "SKILL.md"), "rb") as fh:
-                        fh.read()
-                    n += 1
-                except OSError:
-                    pass
-for path in spec["commands"]:
-    with open(path, "rb") as fh:
-        fh.read()
-    n += 1
-"""
+FLOOR = ("import json, os, sys\n" + inspect.getsource(read_files)  # the same reads as in process, one definition
+         + "with open(sys.argv[1]) as fh:\n    spec = json.load(fh)\nread_files(spec['roots'], spec['commands'])\n")
 
 # Runs the command line in this process and reports, on stderr, the import time of what a `list` run needs,
 # whether PyYAML and the ICU-derived tables were loaded, and the peak memory (VmHWM) of the process.
