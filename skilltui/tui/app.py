@@ -62,6 +62,7 @@ def import_later_screens() -> None:
 POLL_SECONDS = 2.0
 IDLE_SECONDS = 5.0
 PREVIEW_WAIT_SECONDS = 0.3
+FIRST_FRAME_WAIT_SECONDS = 1.0  # discovery waits for the first frame at most this long
 _GO = Binding.Group("Screens", compact=True)
 
 
@@ -107,9 +108,11 @@ class SkilltuiApp(App[int]):
         self._warmed = False
         self.styles_settled = False  # set once start-up styling is over; see BaseScreen
         self._last_input = time.monotonic()
+        self._painted = threading.Event()  # set once the first frame is drawn
 
     # ------------------------------------------------------------ lifecycle
     def on_mount(self) -> None:
+        self.call_after_refresh(self._painted.set)
         self.load()
         if self.poll:
             self.set_interval(POLL_SECONDS, self.check_files, name="watch-files")
@@ -119,17 +122,23 @@ class SkilltuiApp(App[int]):
     def load(self) -> None:
         """Discovery off the UI thread; the screens show a loading state until it posts its result."""
         opts = self.opts
+        # The first frame first: this thread would hold the interpreter lock for most of its work (the cache's
+        # unpickling never lets go of it), and the frame needs only the screen's empty layout.
+        self._painted.wait(FIRST_FRAME_WAIT_SECONDS)
         self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
         try:
-            loaded = data.load(opts, cached=self.use_cache)
+            loaded = data.load(opts, cached=self.use_cache, rows_first=True)
         except Exception as exc:  # never a traceback: say what failed, keep the last good state
             self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
             return
         if get_current_worker().is_cancelled:
             return
         self.call_from_thread(self._loaded, loaded)
+        # once the rows are on their way: what the first rows do not need
+        data.watch(loaded)
         if loaded.store is not None:
-            loaded.store()  # once the rows are on their way: a cache write never delays them
+            loaded.store()  # a cache write never delays them
+        data.warm_markdown()
         import_later_screens()
         diags = data.diagnostics(opts, loaded.catalog)
         if not get_current_worker().is_cancelled:
@@ -238,7 +247,7 @@ class SkilltuiApp(App[int]):
             self.freeze_long_lived()
 
     def check_files(self) -> None:
-        if self.state is not None and not self.busy:
+        if self.state is not None and self.state.signature is not None and not self.busy:
             self._poll(self.state)
 
     @work(thread=True, exclusive=True, group="poll", name="poll", description="stat watched files")

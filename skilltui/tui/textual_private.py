@@ -20,27 +20,30 @@ Why each is needed:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
 from textual.app import App
-from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
-__all__ = ["FixedCellsTable", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
-# also MarkdownBlock and MarkdownFence, through __getattr__ below
+__all__ = ["FixedCellsTable", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
+# also MarkdownBlock, MarkdownFence and TallTextArea, through __getattr__ below
 
 
 def __getattr__(name: str) -> object:
-    """`MarkdownBlock` and `MarkdownFence`, imported on first use: Textual's Markdown module (and markdown-it) is
-    not needed for the first screen, so the first paint does not wait for it."""
+    """`MarkdownBlock`, `MarkdownFence` and `TallTextArea`, imported on first use: Textual's Markdown module (and
+    markdown-it) and its TextArea (with its document classes) are not needed for the first screen, so the first
+    paint does not wait for them."""
     if name in ("MarkdownBlock", "MarkdownFence"):
         from textual.widgets import _markdown
 
         return getattr(_markdown, name)
+    if name == "TallTextArea":
+        return _tall_text_area()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -90,31 +93,38 @@ def render_lines(screen: Screen) -> list[str]:
     return [strip.text for strip in screen._compositor.render_strips()]
 
 
-class _KeptHeightDocument(WrappedDocument):
-    """A wrapped document whose height is computed once per wrap, not once per question."""
+@functools.cache
+def _tall_text_area() -> type:
+    """TallTextArea: a TextArea for long text, whose wrapped document keeps its height between wraps."""
+    from textual.document._wrapped_document import WrappedDocument
+    from textual.widgets import TextArea
 
-    _kept_height: int | None = None
+    class _KeptHeightDocument(WrappedDocument):
+        """A wrapped document whose height is computed once per wrap, not once per question."""
 
-    def wrap(self, width: int, tab_width: int | None = None) -> None:
-        super().wrap(width, tab_width)
-        self._kept_height = None
+        _kept_height: int | None = None
 
-    def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
-        result = super().wrap_range(*args, **kwargs)
-        self._kept_height = None
-        return result
+        def wrap(self, width: int, tab_width: int | None = None) -> None:
+            super().wrap(width, tab_width)
+            self._kept_height = None
 
-    @property
-    def height(self) -> int:
-        if self._kept_height is None:
-            self._kept_height = super().height
-        return self._kept_height
+        def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
+            result = super().wrap_range(*args, **kwargs)
+            self._kept_height = None
+            return result
 
+        @property
+        def height(self) -> int:
+            if self._kept_height is None:
+                self._kept_height = super().height
+            return self._kept_height
 
-class TallTextArea(TextArea):
-    """A TextArea for long text: its wrapped document keeps its height between wraps."""
+    class TallTextArea(TextArea):
+        """A TextArea for long text: its wrapped document keeps its height between wraps."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "wrapped_document" and type(value) is WrappedDocument:
-            value.__class__ = _KeptHeightDocument  # same layout, one cached property more
-        super().__setattr__(name, value)
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name == "wrapped_document" and type(value) is WrappedDocument:
+                value.__class__ = _KeptHeightDocument  # same layout, one cached property more
+            super().__setattr__(name, value)
+
+    return TallTextArea

@@ -49,6 +49,82 @@ def matches(skill: Skill, text: str, needle: str) -> bool:
     return needle in hay.casefold()
 
 
+class SkillCells:
+    """Makes the Text of a skills row's cells, for one catalog, width and theme; shared by every `LazyCell` of a fill."""
+
+    def __init__(self, state: data.Loaded, colours: dict[str, str], with_from: bool) -> None:
+        self.state = state
+        self.colours = colours
+        self.columns = ("order", "name", "status", "where", "desc") if with_from else ("order", "name", "status", "desc")
+        self._places: dict[str | None, str] = {}
+
+    def where(self, s: Skill) -> str:
+        if s.plugin:
+            return s.plugin
+        place = self._places.get(s.root)
+        if place is None:
+            place = self._places[s.root] = where_from(s, self.state.catalog)
+        return place
+
+    def group(self, source: str, skills: list[Skill]) -> list[Text]:
+        listed = sum(s.status == "listed" for s in skills)
+        counts = [f"{listed} listed"] + [f"{c} {st}" for st in STATUSES[1:] if (c := sum(s.status == st for s in skills))]
+        roots = sorted({self.where(s) for s in skills if not s.plugin})
+        cells = [
+            Text(""),
+            Text(source_title(source).upper(), style=f"bold {self.colours['accent']}", no_wrap=True, overflow="ellipsis"),
+            Text(f"{len(skills)} found", style="bold", no_wrap=True),
+            Text(tail(safe(roots[0]), FIXED["From"]) if len(roots) == 1 else "", style="dim", no_wrap=True),
+            Text(" · ".join(counts), style="dim", no_wrap=True, overflow="ellipsis"),
+        ]
+        if "where" not in self.columns:
+            del cells[3]
+        return cells
+
+    def cell(self, s: Skill, column: int) -> Text:
+        kind = self.columns[column]
+        listed = s.status == "listed"
+        dim = "" if listed else "dim"
+        if kind == "order":
+            return Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
+        if kind == "name":
+            return Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
+        if kind == "status":
+            colour = self.colours.get(STATUS_COLOUR.get(s.status, ""), "")
+            return Text(s.status, style=f"{colour} {dim}".strip(), no_wrap=True)
+        if kind == "where":
+            place = self.where(s) if not s.extra.get("shipped") else "inside the runtime"
+            return Text(tail(safe(place), FIXED["From"]), style="dim", no_wrap=True)
+        catalog = self.state.catalog
+        if listed:
+            text = self.state.text_for(s)
+            return Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
+                        style="" if text else "dim italic")
+        why = safe(data.short_paths_in(s.reason or s.status, catalog))
+        if s.shadowed_by and s.status == "shadowed":
+            why += f" — winner: {safe(data.short_path(s.shadowed_by, catalog))}"
+        return Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
+
+
+class LazyCell:
+    """One cell of a skill's row, made into Text only when the table draws it: a 6,000-row table keeps one small
+    object per cell (not a Text with its lists and strings), and rows never scrolled to are never styled."""
+
+    __slots__ = ("column", "maker", "skill")
+
+    def __init__(self, maker: SkillCells, skill: Skill, column: int) -> None:
+        self.maker = maker
+        self.skill = skill
+        self.column = column
+
+    def __rich__(self) -> Text:
+        return self.maker.cell(self.skill, self.column)
+
+    @property
+    def plain(self) -> str:
+        return self.maker.cell(self.skill, self.column).plain
+
+
 class SkillsTable(RowTable):
     """The skills table; Enter (shown in the footer) opens the highlighted skill's preview."""
 
@@ -138,7 +214,8 @@ class SkillsScreen(BaseScreen):
         rows = list(self._rows(state))
         self.rows = {k: s for k, s in rows if not isinstance(s, str)}
         self._update_counts(state.catalog, len(self.rows))
-        first, rest = rows[:BATCH], rows[BATCH:]
+        screenful = max(table.size.height, self.app.size.height)  # the rows the first frame can show
+        first, rest = rows[:screenful], rows[screenful:]
         for k, s in first:
             table.add_row(*self._row_cells(state, s), key=k)
         self._place_cursor(table)
@@ -185,59 +262,22 @@ class SkillsScreen(BaseScreen):
                 yield f"s:{n}", s
                 n += 1
 
-    def _row_cells(self, state: data.Loaded, row: Skill | str) -> list[Text]:
-        """The cells of a skill's row or of a group header, made once per catalog, width and theme."""
+    def _row_cells(self, state: data.Loaded, row: Skill | str) -> tuple:
+        """The cells of a skill's row or of a group header, made once per catalog, width and theme. A skill's cells
+        are `LazyCell`s: their Text is made when the table draws them."""
         key = ("group", row) if isinstance(row, str) else id(row)
         cells = self._cache.get(key)
         if cells is not None:
             return cells
-        catalog = state.catalog
-        colours = palette(self.app)
+        maker = self._cache.get("maker")
+        if maker is None:
+            maker = self._cache["maker"] = SkillCells(state, palette(self.app), self._with_from)
         if isinstance(row, str):
-            skills = self._groups[row]
-            listed = sum(s.status == "listed" for s in skills)
-            counts = [f"{listed} listed"] + [f"{c} {st}" for st in STATUSES[1:]
-                                             if (c := sum(s.status == st for s in skills))]
-            roots = sorted({self._where(s, catalog) for s in skills if not s.plugin})
-            cells = [
-                Text(""),
-                Text(source_title(row).upper(), style=f"bold {colours['accent']}", no_wrap=True, overflow="ellipsis"),
-                Text(f"{len(skills)} found", style="bold", no_wrap=True),
-                Text(tail(safe(roots[0]), FIXED["From"]) if len(roots) == 1 else "", style="dim", no_wrap=True),
-                Text(" · ".join(counts), style="dim", no_wrap=True, overflow="ellipsis"),
-            ]
-            if not self._with_from:
-                del cells[3]
+            cells = tuple(maker.group(row, self._groups[row]))
         else:
-            cells = self._cells(row, state.text_for(row), self._where(row, catalog), colours)
+            cells = tuple(LazyCell(maker, row, column) for column in range(len(maker.columns)))
         self._cache[key] = cells
         return cells
-
-    def _where(self, s: Skill, catalog) -> str:
-        if s.plugin:
-            return s.plugin
-        place = self._cache.get(("root", s.root))
-        if place is None:
-            place = self._cache[("root", s.root)] = where_from(s, catalog)
-        return place
-
-    def _cells(self, s: Skill, text: str, place: str, colours) -> list[Text]:
-        listed = s.status == "listed"
-        dim = "" if listed else "dim"
-        order = Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
-        name = Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
-        status = Text(s.status, style=f"{colours.get(STATUS_COLOUR.get(s.status, ''), '')} {dim}".strip(), no_wrap=True)
-        where = Text(tail(safe(place if not s.extra.get("shipped") else "inside the runtime"), FIXED["From"]),
-                     style="dim", no_wrap=True)
-        if listed:
-            desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
-                        style="" if text else "dim italic")
-        else:
-            why = safe(data.short_paths_in(s.reason or s.status, self.app.catalog))
-            if s.shadowed_by and s.status == "shadowed":
-                why += f" — winner: {safe(data.short_path(s.shadowed_by, self.app.catalog))}"
-            desc = Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
-        return [order, name, status, where, desc] if self._with_from else [order, name, status, desc]
 
     def _update_counts(self, catalog, shown: int) -> None:
         total = len(catalog.skills)
