@@ -1297,8 +1297,10 @@ class _Plugin:
             data = item.fm.data if item.fm else {}
             if claude_rules.description_of(data) is None and claude_rules.when_to_use_of(data) is None:
                 where = self.show(item.path) if not item.inline else f"plugin.json commands.{item.name}"
-                self.add("error", "plugin-description-missing", item.path,
-                         f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
+                # a skill the model never sees is not offered; a command still works when the user types it
+                self.add("error" if kind == "skill" else "warning",
+                         "plugin-description-missing" if kind == "skill" else "plugin-command-description-missing",
+                         item.path, f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
                          line=1 if not item.inline else _json_key_line(self.manifest_text, item.name),
                          fix="Add a one-line `description`.")
 

@@ -802,8 +802,13 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
             s.status, s.reason = DISABLED, f"skillOverrides sets it to {s.override}"
         elif s.source in ("plugin", "plugin-command") and not s.extra.get("has_description"):
             s.status, s.reason = FILTERED, "a plugin item without description or when_to_use is not listed"
-            scan.diag("error", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
-                      fix="Add a description: line to its frontmatter")
+            if s.source == "plugin":  # a skill the model never sees is not offered
+                scan.diag("error", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
+                          fix="Add a description: line to its frontmatter")
+            else:  # a command still works when typed; only the model's listing leaves it out
+                scan.diag("warning", "claude-plugin-command-unlisted", s.path,
+                          f"{s.name} has neither description nor when_to_use; not listed for the model (typing it works)",
+                          fix="Add a description: line to its frontmatter")
         if s.status != LISTED:
             continue
         s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
