@@ -194,3 +194,26 @@ def test_an_invalid_row_of_each_runtime_is_checked(tmp_path):
         assert any(s.status == INVALID for s in skills[r]), r
     _check(diags, skills, "invalid-per-runtime")
     shutil.rmtree(home)
+
+
+RECORDED = Path(__file__).parent / "fixtures" / "severity"
+RECORDED_CASES = sorted(p.parent.name for p in RECORDED.glob("*/recorded.json"))
+
+
+@pytest.mark.parametrize("name", RECORDED_CASES)
+def test_severity_follows_what_the_recorded_runtime_did(name, tmp_path):
+    """Trees recorded from the real runtime (tests/fixtures/severity/record.py): where it exits and offers nothing,
+    the doctor has an error; where it starts and lists the skill, a warning at most."""
+    case = RECORDED / name
+    rec = json.loads((case / "recorded.json").read_text())
+    tree = tmp_path / "tree"
+    shutil.copytree(case / "tree", tree)
+    opts = Options(cwd=str(tree / "repo"), home=str(tree / "home"), runtime=rec["runtime"],
+                   env={"HOME": str(tree / "home"), **rec["env"]})
+    diags = [d for d in doctor.run(opts, (rec["runtime"],)) if d.runtime == rec["runtime"]]
+    errors = [d.code for d in diags if d.severity == "error"]
+    if rec["exit"]:
+        assert errors, (name, rec["error"], [d.code for d in diags])
+    else:
+        assert rec["skills"] and errors == [], (name, errors)
+        assert any(d.severity == "warning" for d in diags), name  # the value it does not use is still said
