@@ -112,10 +112,12 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
             items.append((s, want_links, want_body, want_conf))
     parts = min(workers, len(items) // PARALLEL_MIN) if hasattr(os, "fork") else 1
     if parts > 1:
-        size = -(-len(items) // parts)
-        waits = [(_fork_pass(catalog, items[i : i + size]), items[i : i + size]) for i in range(size, len(items), size)]
+        # this process has the checks after the pass to do as well: it takes a smaller part
+        first = len(items) * 4 // (5 * parts)
+        size = -(-(len(items) - first) // (parts - 1))
+        waits = [(_fork_pass(catalog, items[i : i + size]), items[i : i + size]) for i in range(first, len(items), size)]
         try:
-            _pass_items(catalog, items[:size], links, bodies, conformance_)
+            _pass_items(catalog, items[:first], links, bodies, conformance_)
         finally:  # each child is waited for, whatever happened here
             theirs = [(wait() if wait is not None else None, chunk) for wait, chunk in waits]
         for lenses, chunk in theirs:
