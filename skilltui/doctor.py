@@ -142,12 +142,12 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
         return []
     r = view.result
     return [Diagnostic(
-        "warning", "claude-listing-over-budget", None,
+        "warning", f"{catalog.runtime}-listing-over-budget", None,
         f"the listing is {r.total_full} columns, over the {r.budget}-column budget of "
         f"{view.model.why if view.model else 'the default window'}; "
         f"{len(lost)} entries are listed by name only: {', '.join(lost[:20])}{' …' if len(lost) > 20 else ''}",
         fix="Turn skills off with `skilltui skill set NAME off`, disable unused plugins, or raise skillListingBudgetFraction",
-        runtime="claude")]
+        runtime=catalog.runtime)]
 
 
 def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None = None) -> list[Diagnostic]:
@@ -174,11 +174,13 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
         found += bodies.results()
-        explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
+        rt = get(runtime)
+        explain = getattr(rt, "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
-        if runtime == "claude":
+        if rt.listing_budget:
             _guard(found, "the budget check", None, budget_findings, catalog, o)
+        if rt.toggles_plugins:
             # the plugin check reads plugin files as Claude Code does: the catalog has already parsed them
             parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
             for p in catalog.plugins:

@@ -11,8 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from skilltui.model import Skill
+from skilltui.runtimes import get
 from skilltui.text import safe
 from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
@@ -261,7 +263,7 @@ class SkillsScreen(BaseScreen):
             return None
         try:
             key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        except Exception:
+        except CellDoesNotExist:  # the cursor is past the rows while the table refills
             return None
         return self.rows.get(key)
 
@@ -361,9 +363,10 @@ class SkillsScreen(BaseScreen):
         if state is None:
             self.notify("Still scanning; try again in a moment.", markup=False)
             return
-        if state.catalog.runtime != "claude":
-            self.notify("Touch simulates Claude Code's later listings; other runtimes list every skill up front.",
-                        markup=False)
+        runtime = get(state.catalog.runtime)
+        if not runtime.lists_on_touch:
+            self.notify(f"Touch simulates the listings that reading a file adds; {runtime.label} lists every skill up "
+                        "front.", markup=False)
             return
         self.app.push_screen(TouchScreen(self.app.opts, state.catalog, self.app.budget_chars))
 
