@@ -196,15 +196,3 @@ def claude_prompt(catalog: Catalog, context_window: int | None = None) -> Budget
     params = params_for(catalog, Options(cwd=catalog.cwd, home=catalog.home), context_window=context_window)
     return BudgetView(catalog, params, listing.simulate_prepared(prepared_for(catalog), params.budget))
 
-
-@dataclass
-class OmpPrompt:
-    """oh-my-pi lists every skill in full and has no budget: the text is the whole story."""
-
-    catalog: Catalog
-    text: str
-
-    def to_json(self) -> dict[str, object]:
-        rules = self.catalog.extra.get("omp_rules", "18")
-        return {"rules": rules, "budget": None, "over_budget": False, "text": self.text,
-                "entries": [{"name": s.name, "source": s.source, "state": "full"} for s in self.catalog.listed()]}

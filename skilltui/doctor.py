@@ -42,7 +42,7 @@ def _wants_links(s: Skill) -> bool:
 def _wants_conformance(s: Skill) -> bool:
     # shipped entries (Codex's system skills before Codex writes them) have no file to check
     return s.kind == "skill" and bool(s.skill_dir) and bool(s.path) and s.status in (LISTED, HIDDEN) \
-        and not s.extra.get("shipped")
+        and not s.shipped
 
 
 def skill_link_findings(catalog: Catalog, s: Skill, body: str) -> list[Diagnostic]:
@@ -189,8 +189,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                     _guard(found, "the plugin consistency check", p.root, _check_plugin, p.root, guide, parsed)
     found += conformance_.results()
     if catalogs:
-        paths = catalogs[0].extra.get("paths")
-        project = getattr(paths, "git_root", None) or opts.cwd
+        project = catalogs[0].facts.git_root or opts.cwd
         env = opts.env
         _guard(found, "the delivery check", project,
                lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=env,

@@ -162,7 +162,7 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
         cat = discovery.discover(opts)
         return {"skills": [_codex_row(s) for s in cat.skills if s.status != INVALID],
                 "errors": [{"path": s.path, "message": s.reason} for s in cat.skills if s.status == INVALID],
-                "prompt_text": cat.extra["prompt"].text or None}
+                "prompt_text": cat.facts.prompt.text or None}
     if tree.runtime == "omp":
         from skilltui.runtimes.omp import discovery
 

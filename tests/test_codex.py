@@ -107,7 +107,7 @@ def test_golden_codex_skills_list(golden, run_id, tmp_path):
             assert any(d.path == err["path"] and d.message == err["message"] and d.severity == "error"
                        for d in catalog.diagnostics)
     else:
-        prompt = catalog.extra["prompt"]
+        prompt = catalog.facts.prompt
         assert [{"alias": a, "path": p} for a, p in prompt.roots] == want["roots"]
         got = [(e.name, e.shipped, e.line) for e in prompt.included()]
         assert got == [(e["name"], e["system"], e["line"]) for e in want["entries"]]
@@ -218,7 +218,7 @@ def test_vectors_enablement_and_prompt(tmp_path):
     assert noimp.status == HIDDEN and noimp.extra["enabled"] is True
     assert noimp.extra["interface"] == {"displayName": "No Implicit"}
     assert codes(cat)["codex-implicit-off"] == 1
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     lines = {e.name: e.line for e in prompt.included()}
     assert "dupname" not in lines and "repo-root" not in lines and "noimplicit" not in lines
     assert lines["longdesc"] == f"- longdesc: {'d' * 1021}... (file: r3/longdesc/SKILL.md)"
@@ -270,7 +270,7 @@ def test_roots_order_scopes_and_project_boundary(ws):
     assert "codex-root" not in scope  # `.codex/skills` counts at the cwd only (oracle, 2026-12-03)
     assert scope == {**scope, "at-root": "repo", "at-cwd": "repo", "codex-sub": "repo",
                      "u1": "user", "u2": "user", "adm": "admin"}
-    kinds = [(r["kind"], r["path"]) for r in cat.extra["roots"]]
+    kinds = [(r.kind, r.canonical) for r in cat.facts.roots]
     assert kinds == [
         ("project-codex", str(repo / "sub/.codex/skills")),
         ("codex-home", str(home / ".codex/skills")), ("home-agents", str(home / ".agents/skills")),
@@ -279,7 +279,7 @@ def test_roots_order_scopes_and_project_boundary(ws):
     ]
     order = [s.name for s in cat.skills]
     assert order.index("at-cwd") < order.index("u1") < order.index("imagegen") < order.index("adm")
-    prompt_scopes = [e.scope for e in cat.extra["prompt"].included()]
+    prompt_scopes = [e.scope for e in cat.facts.prompt.included()]
     assert prompt_scopes == sorted(prompt_scopes, key=cp.PROMPT_SCOPE_RANK.get)
     assert prompt_scopes.index("admin") < prompt_scopes.index("repo") < prompt_scopes.index("user")
 
@@ -319,18 +319,18 @@ def test_identical_roots_scanned_once(tmp_path):
     cat = discover(home, home)  # ~/.agents/skills is both the user root and cwd's repo root
     rows = [s for s in cat.skills if s.name == "same"]
     assert len(rows) == 1 and rows[0].source == "user"
-    assert [r["kind"] for r in cat.extra["roots"]].count("home-agents") == 1
+    assert [r.kind for r in cat.facts.roots].count("home-agents") == 1
 
 
 def test_system_skills_counted_without_the_folder(ws):
     cat = discover(ws / "repo/sub", ws / "home")
     system = [s for s in cat.skills if s.source == "system"]
     assert [s.name for s in system] == SYSTEM_NAMES
-    assert all(s.extra["shipped"] and s.description is None for s in system)
+    assert all(s.shipped and s.description is None for s in system)
     assert {s.name: s.status for s in system} == {
         "create-statusline": HIDDEN, "imagegen": LISTED, "openai-docs": LISTED, "review-agent": HIDDEN,
         "skill-creator": LISTED, "skill-installer": LISTED}
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     assert prompt.shipped_not_shown == ["imagegen", "openai-docs", "skill-creator", "skill-installer"]
     assert "imagegen" not in prompt.text and prompt.roots == [("r0", str(ws / "home/.codex/skills/.system"))]
 
@@ -345,11 +345,11 @@ def test_system_root_on_disk_no_links_no_errors(ws):
     os.symlink(ws / "elsewhere", system / "link")
     cat = discover(ws / "repo/sub", home)
     img = next(s for s in cat.skills if s.name == "imagegen")
-    assert img.description == "real text from disk" and not img.extra.get("shipped")
+    assert img.description == "real text from disk" and not img.shipped
     assert "linked" not in names(cat)  # links are not followed in the system root
     assert not [s for s in cat.skills if s.status == INVALID]  # the system scope never reports errors
     assert names(cat, scope="system") == SYSTEM_NAMES
-    line = next(e.line for e in cat.extra["prompt"].entries if e.name == "imagegen")
+    line = next(e.line for e in cat.facts.prompt.entries if e.name == "imagegen")
     assert line == "- imagegen: real text from disk (file: r0/imagegen/SKILL.md)"
 
 
@@ -372,7 +372,7 @@ def test_symlinked_folders_followed_and_deduped(ws):
     tool = next(s for s in cat.skills if s.name == "tool")
     assert tool.path == str(ws / "shared/tool/SKILL.md")  # the canonical path
     assert [s.name for s in cat.skills].count("real") == 1
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     alias = next(a for a, root in prompt.roots if root == str(repo / "sub/.agents/skills"))
     line = next(e for e in prompt.entries if e.name == "tool").file
     assert line == f"{alias}/ext/tool/SKILL.md"  # the prompt names the link it was found through (oracle)
@@ -798,8 +798,8 @@ def test_prompt_recomputed_from_catalog_without_rescan(ws):
     for i in range(200):
         skill(agents / f"s{i:03d}", f"s{i:03d}", "z" * 300)
     cat = discover(ws / "repo", ws / "home")
-    assert cat.extra["prompt"].over_budget  # Codex's default model: 500,000 tokens, 10,000 for skills
-    assert cat.extra["prompt"].budget == 10_000 and cat.extra["model"].model == "gpt-6.2-sol"
+    assert cat.facts.prompt.over_budget  # Codex's default model: 500,000 tokens, 10,000 for skills
+    assert cat.facts.prompt.budget == 10_000 and cat.facts.model.model == "gpt-6.2-sol"
     assert not cp.build_prompt(cat, 1_000_000).over_budget
     small = cp.build_prompt(cat, 20_000)
     assert small.over_budget and small.used <= small.budget
@@ -851,4 +851,4 @@ def test_corpus_as_one_root_completes(shared_dir, tmp_path):
     assert codes(cat)["codex-scan-truncated"] == 1
     assert len([s for s in cat.skills if s.source == "repo"]) > 100
     json.dumps(cat.to_json())
-    json.dumps(cat.extra["prompt"].to_json())
+    json.dumps(cat.facts.prompt.to_json())

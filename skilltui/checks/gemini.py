@@ -38,8 +38,8 @@ def findings(catalog: Catalog) -> list[Diagnostic]:
                               f"{s.source} skill and replaces it",
                               fix="Keep one copy, in .gemini/skills or .agents/skills, or rename one of them"))
         elif s.status == FILTERED and s.source == "workspace":
-            trust = catalog.extra.get("trust")
-            decided = getattr(trust, "detail", "the workspace is not trusted")
+            trust = discovery.facts_of(catalog).trust
+            decided = trust.detail if trust is not None else "the workspace is not trusted"
             out.append(_d("info", "gemini-workspace-ignored", s.path,
                           f"{s.name!r} is not read: Gemini CLI reads workspace skills only in a trusted folder "
                           f"({decided})",

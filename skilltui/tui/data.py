@@ -173,7 +173,7 @@ def model_texts(catalog: Catalog, texts: ModelTexts | None = None) -> dict[int, 
         elif listed and s.path in by_path:
             text = by_path[s.path]
             out[id(s)] = shipped if text is None else safe(text)
-        elif s.extra.get("shipped") and not s.description:
+        elif s.shipped and not s.description:
             out[id(s)] = shipped
         else:
             text = s.description or ""
@@ -249,10 +249,8 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
                 with contextlib.suppress(OSError):
                     for name in sorted(os.listdir(dropins)):
                         add(os.path.join(dropins, name))
-        for d in catalog.extra.get("project_dirs", []) or []:
-            add(os.path.join(d, ".claude"))
-            add(os.path.join(d, ".claude", "skills"))
-            add(os.path.join(d, ".claude", "commands"))
+        for d in catalog.facts.watch:
+            add(d)
         for s in catalog.skills:
             add(s.path)
             add(s.root)
@@ -324,9 +322,7 @@ def _bases(catalog: Catalog, from_cwd: bool = True) -> list[tuple[str, str]]:
     """(folder, how it is shown) in the order a path is matched: the git root by its name (so every project path
     reads the same way, `project/.claude/settings.local.json` beside `project/services/web/.claude/settings.json`),
     else the project folder (`.`), else home (`~`)."""
-    paths = getattr(catalog.settings, "paths", None)
-    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
-    git_root = git_root if isinstance(git_root, str) else None
+    git_root = catalog.facts.project_root
     bases = []
     if git_root:
         bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))

@@ -21,6 +21,7 @@ from skilltui.model import (
     LISTED,
     SHADOWED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
@@ -369,7 +370,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     if "paths" in data and skill.source not in ("legacy-command", "plugin", "plugin-command"):  # §5.5: skills dirs only
         patterns = split_paths(data["paths"])
         if patterns and not all(p in ("**", "") for p in patterns):
-            extra["paths"] = patterns
+            skill.paths = patterns
 
 
 _SKILL_MD = os.sep + "SKILL.md"
@@ -483,7 +484,7 @@ def _shipped_entries(version: str) -> tuple[list[Skill], list[Skill]]:
     after: list[Skill] = []
     for entry in SHIPPED[version]:
         skill = Skill(name=entry.name, source=entry.source, path="", root="", label=entry.name,
-                      extra={"shipped": True, "exempt": entry.exempt})
+                      shipped=True, extra={"exempt": entry.exempt})
         (after if entry.source == "builtin" else before).append(skill)
     return before, after
 
@@ -549,8 +550,10 @@ def _discover(opts: Options) -> Catalog:
     _apply_filters(scan, ordered, settings)
 
     catalog = _catalog(paths.cwd, paths.home, ordered, disabled_items, plugins, settings)
-    catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root,
-                         found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
+    catalog.facts = ClaudeFacts(
+        project_root=paths.git_root, git_root=paths.git_root,
+        watch=[os.path.join(d, ".claude", *sub) for d in walk for sub in ((), ("skills",), ("commands",))],
+        paths=paths, found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
     catalog.diagnostics = scan.diags
     return catalog
 
@@ -560,7 +563,7 @@ def _order(scan: _Scan, entries: list[Skill], shipped_before: list[Skill], shipp
     """Same-file dedupe, first-name-wins and the add-dir scoped extras (§6), then the listing's order of everything."""
     entries = entries + shipped_before
     scoped = _resolve(scan, entries, shipped_after, add_dir_labels)
-    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + shipped_after
+    ordered = [s for s in entries if not s.shipped] + shipped_before + shipped_after
     # §6.3, observed: the scoped extras go just before the first entry named `init` that was not shadowed (the
     # builtin command, or a skill or command that took its name, listed or hidden), whatever its group.
     at = next((i for i, s in enumerate(ordered) if s.name == "init" and s.status == LISTED), len(ordered) - len(shipped_after))
@@ -605,6 +608,21 @@ class Found:
     loaded: dict[int, Loaded]  # id(entry) -> its fields as read (resolution changes them in place)
 
 
+@dataclass
+class ClaudeFacts(CatalogFacts):
+    """Claude Code's facts about one discovery."""
+
+    paths: Paths | None = None  # the folders and files it read from
+    found: Found | None = None  # what it read, to resolve again under other settings (what if)
+
+
+def facts_of(catalog: Catalog) -> ClaudeFacts:
+    """A Claude Code catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, ClaudeFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Claude Code facts")
+    return catalog.facts
+
+
 # The settings whose values resolution reads and discovery does not: a change to one of them is answered again from
 # what was found (observed rules: §7.1 skillOverrides, §10.3-10.5 enabledPlugins).
 RESOLVED_KEYS = ("enabledPlugins", "skillOverrides")
@@ -614,8 +632,8 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
     """The catalog discovery would build if the settings were `settings` (the same files, other `enabledPlugins` or
     `skillOverrides` values), from what `catalog`'s discovery read: no file is read, no folder listed, `catalog` is
     not changed. Diagnostics are the scan's, not resolved again. None when `catalog` carries no `Found`."""
-    found = catalog.extra.get("found")
-    if not isinstance(found, Found):
+    found = catalog.facts.found if isinstance(catalog.facts, ClaudeFacts) else None
+    if found is None:
         return None
 
     def fresh(s: Skill) -> Skill:  # a shallow copy as read (no __init__: thousands of entries, same fields)
@@ -636,7 +654,7 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
                      found.add_dir_labels)
     _apply_filters(scan, ordered, settings)
     again = _catalog(catalog.cwd, catalog.home, ordered, disabled, plugins, settings)
-    again.extra.update(catalog.extra)
+    again.facts = catalog.facts
     again.diagnostics = list(catalog.diagnostics)
     return again
 
@@ -719,9 +737,9 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             scan.diag("warning", "claude-name-invalid", s.path, f"{s.name!r} is not offered: {problem}",
                       fix="Rename the folder or file")
             continue
-        if s.extra.get("paths"):
+        if s.paths:
             s.status = CONDITIONAL
-            s.reason = "listed only once a file matching paths is touched: " + ", ".join(s.extra["paths"])
+            s.reason = "listed only once a file matching paths is touched: " + ", ".join(s.paths)
             scan.diag("info", "claude-conditional", s.path, f"{s.name} is conditional; {s.reason}")
             continue
         first = winners.get(s.name)
@@ -731,14 +749,14 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
         s.reason = f"the name is taken by the {first.source} entry {first.path or first.name}"
-        if not s.extra.get("shipped"):
+        if not s.shipped:
             scan.diag("info", "claude-shadowed", s.path, f"{s.name} ({s.source}) is shadowed by {first.source} {first.path}")
         if s.source == "add-dir":
             add_dir = os.path.dirname(os.path.dirname(s.root))
             folder = add_dir_labels.get(add_dir) or os.path.basename(add_dir)
             extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
                           description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
-                          extra=dict(s.extra, scoped_extra=True))
+                          paths=s.paths, extra=dict(s.extra, scoped_extra=True))
             extra.scoped_suffix = (f' (scoped to {folder}/ — use this instead of the unscoped "{s.name}" skill '
                                    f"when the files being changed are under {folder}/)")
             scoped.append(extra)
@@ -803,11 +821,11 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
         if s.status != LISTED:
             continue
         s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
-        if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
+        if not s.shipped and s.override != "name-only" and _capped(s, cap):
             scan.diag("info", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
                       fix="Shorten the description; move detail into the body")
-        if (s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped")
+        if (s.display_name and s.display_name != s.name and s.label == s.name and not s.shipped
                 and not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1])):
             scan.diag("info", "claude-display-name-unused", s.path,
                       f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")

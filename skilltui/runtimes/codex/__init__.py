@@ -58,10 +58,10 @@ class _Codex:
         return None  # the prompt's model is in `budget --json` (`model`), not in `list --json`
 
     def model_texts(self, catalog: Catalog) -> ModelTexts:
-        from skilltui.runtimes.codex.prompt import CodexPrompt
+        from skilltui.runtimes.codex.discovery import facts_of
 
-        prompt = catalog.extra.get("prompt")
-        if not isinstance(prompt, CodexPrompt):
+        prompt = facts_of(catalog).prompt
+        if prompt is None:
             return ModelTexts()
         return ModelTexts(by_path={e.path: e.description for e in prompt.entries})
 

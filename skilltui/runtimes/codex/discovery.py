@@ -31,6 +31,7 @@ from skilltui.model import (
     INVALID,
     LISTED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
@@ -880,6 +881,25 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
     return rules
 
 
+@dataclass
+class CodexFacts(CatalogFacts):
+    """Codex's facts about one discovery."""
+
+    codex_home: str = ""
+    config: str | None = None  # the user's config.toml
+    root_markers: list[str] = field(default_factory=list)  # project_root_markers in effect
+    roots: list[Root] = field(default_factory=list)  # every skills root, in scan order
+    model: models.ModelChoice | None = None  # the model Codex would run, whose window the prompt is cut to
+    prompt: CodexPrompt | None = None  # the prompt under that window
+
+
+def facts_of(catalog: Catalog) -> CodexFacts:
+    """A Codex catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, CodexFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Codex facts")
+    return catalog.facts
+
+
 # ---------------------------------------------------------------- roots (§1)
 @dataclass
 class Root:
@@ -1180,7 +1200,8 @@ def _system_skills(root: Root, scanned: list[Skill]) -> list[Skill]:
         folder = os.path.join(root.canonical, name)
         s = Skill(name=name, source="system", path=os.path.join(folder, SKILLS_FILENAME), root=root.canonical,
                   skill_dir=folder, label=name)
-        s.extra.update({"runtime": NAME, "scope": "system", "enabled": True, "shipped": True})
+        s.shipped = True
+        s.extra.update({"runtime": NAME, "scope": "system", "enabled": True})
         if not offered:
             s.extra["allow_implicit_invocation"] = False
         out.append(s)
@@ -1255,17 +1276,10 @@ def discover(opts: Options) -> Catalog:
         return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(where)
 
     catalog.skills = valid + sorted(invalid.values(), key=error_key)
-    catalog.extra.update({
-        "codex_home": codex_home,
-        "project_root": proj,
-        "config": user_cfg.path,
-        "root_markers": markers,
-        "roots": [r.to_json() for r in roots],
-    })
-
-    catalog.extra["model"] = models.resolve(user_cfg.data, user_cfg.path)
-    prompt = build_prompt(catalog)  # under the window of the model Codex would run
-    catalog.extra["prompt"] = prompt
+    facts = catalog.facts = CodexFacts(project_root=proj, codex_home=codex_home, config=user_cfg.path,
+                                       root_markers=markers, roots=roots,
+                                       model=models.resolve(user_cfg.data, user_cfg.path))
+    prompt = facts.prompt = build_prompt(catalog)  # under the window of the model Codex would run
     position = {e.path: i for i, e in enumerate(prompt.included())}
     for s in valid:
         s.label = s.label or s.name
@@ -1275,7 +1289,7 @@ def discover(opts: Options) -> Catalog:
             s.reason = f"disabled by [[skills.config]] {decided.get('selector', '')} in {decided.get('file', '')}"
         elif s.extra.get("allow_implicit_invocation") is False:
             s.status = HIDDEN
-            where = "Codex ships it with" if s.extra.get("shipped") else "agents/openai.yaml sets"
+            where = "Codex ships it with" if s.shipped else "agents/openai.yaml sets"
             s.reason = (f"{where} policy.allow_implicit_invocation: false: invocable as ${s.name} and in "
                         "skills/list, not in the model's list")
         elif s.path in position:
@@ -1316,10 +1330,10 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
                                f"description is {len(s.description)} characters; the prompt shows the first "
                                f"{MAX_DESCRIPTION_LEN - 3} and '...' ({len(cut_description(s.description))} in all)",
                                line=s.extra.get("description_line")))
-        if s.extra.get("allow_implicit_invocation") is False and not s.extra.get("shipped"):
+        if s.extra.get("allow_implicit_invocation") is False and not s.shipped:
             diags.append(_diag("info", "codex-implicit-off", s.extra.get("metadata_path", s.path),
                                f"{s.name}: policy.allow_implicit_invocation is false; invocable as ${s.name}, "
                                "not in the prompt", line=s.extra.get("implicit_line")))
-    prompt = catalog.extra.get("prompt")
-    if isinstance(prompt, CodexPrompt) and prompt.warning:
+    prompt = facts_of(catalog).prompt
+    if prompt is not None and prompt.warning:
         diags.append(_diag("warning", "codex-budget-exceeded", None, prompt.warning))

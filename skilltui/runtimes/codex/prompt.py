@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui.model import Catalog, Skill
+from skilltui.runtimes.codex.models import ModelChoice
 
 OPEN_TAG = "<skills_instructions>"
 CLOSE_TAG = "</skills_instructions>"
@@ -188,7 +189,7 @@ class CodexPrompt:
     over_budget: bool = False
     warning: str | None = None
     shipped_not_shown: list[str] = field(default_factory=list)  # names whose line text is Codex's own
-    model: Any = None  # the models.ModelChoice the window came from, when it came from the catalog
+    model: ModelChoice | None = None  # the model the window came from, when it came from the catalog
 
     @property
     def budget_chars(self) -> int:
@@ -326,7 +327,7 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
             file = f"{a}/{where[len(prefix):]}"
         else:
             file = s.path
-        shipped = bool(s.extra.get("shipped")) and s.description is None
+        shipped = s.shipped and s.description is None
         desc = None if s.description is None else cut_description(s.description)
         e = PromptEntry(name=s.name, scope=s.source, path=s.path, file=file, description=desc, shipped=shipped,
                         cut_1024=desc is not None and desc != s.description)
@@ -411,12 +412,14 @@ def prompt_eligible(skill: Skill) -> bool:
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
     """The prompt for a Codex catalog under a context window (None: the window of the model Codex would run for this
     user, from discovery; 8000 characters when the catalog does not say). Pure; never re-scans."""
-    choice = catalog.extra.get("model")
-    if context_window is None:
-        context_window = getattr(choice, "context_window", None)
-    found = catalog.extra.get("roots")
-    roots = [r["path"] for r in found] if isinstance(found, list) else []
+    from skilltui.runtimes.codex.discovery import facts_of  # discovery builds on this module
+
+    facts = facts_of(catalog)
+    choice = facts.model
+    if context_window is None and choice is not None:
+        context_window = choice.context_window
+    roots = [r.canonical for r in facts.roots]
     prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window,
-                           how_to_use=bool(getattr(choice, "usage_instructions", False)))
+                           how_to_use=choice is not None and choice.usage_instructions)
     prompt.model = choice
     return prompt

@@ -32,5 +32,5 @@ def skills(env: dict[str, str]) -> list[Skill]:
     for name, description in BUILTINS:
         path = os.path.join(root, name, "SKILL.md")
         out.append(Skill(name=name, label=name, source="builtin", path=path, root=root, description=description,
-                         skill_dir=None, extra={"tier": "builtin", "alias": False, "shipped": True}))
+                         skill_dir=None, shipped=True, extra={"tier": "builtin", "alias": False}))
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from skilltui.frontmatter import read_text
@@ -16,6 +16,7 @@ from skilltui.model import (
     LISTED,
     SHADOWED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
@@ -151,6 +152,24 @@ PROBLEMS = {
 }
 
 
+@dataclass
+class GeminiFacts(CatalogFacts):
+    """Gemini CLI's facts about one discovery."""
+
+    trust: gsettings.Trust | None = None  # whether the workspace is trusted, and what decided it
+    roots: list[Root] = field(default_factory=list)  # every skills root, in scan order
+    extensions: list[gsettings.Extension] = field(default_factory=list)
+    settings_notes: list[str] = field(default_factory=list)
+    fatal: str | None = None  # a settings error Gemini CLI exits on (status 52): nothing else is read
+
+
+def facts_of(catalog: Catalog) -> GeminiFacts:
+    """A Gemini CLI catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, GeminiFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Gemini CLI facts")
+    return catalog.facts
+
+
 def substitute(text: str, root: Root, workspace: str) -> str:
     """${extensionPath}, ${workspacePath}, ${/} and ${pathSeparator} in an extension skill's description."""
     ext_path = os.path.dirname(root.path)
@@ -172,16 +191,17 @@ def discover(opts: Options) -> Catalog:
                                f"Warning: Skipping extension in {e.folder}: {e.problem}",
                                fix="Give gemini-extension.json a \"name\" (letters, digits, -) and a \"version\""))
     all_roots = roots(st, exts)
-    catalog.extra.update({"trust": st.trust, "roots": all_roots, "extensions": exts, "settings_notes": list(st.notes)})
+    facts = catalog.facts = GeminiFacts(trust=st.trust, roots=all_roots, extensions=exts,
+                                        settings_notes=list(st.notes))
     for note in st.notes:
         diags.append(_diag("warning", "gemini-system-settings-skipped", None, note))
     if st.fatal:
         diags.append(_diag("error", "gemini-settings-invalid", None, st.fatal,
                            fix="Fix the file: Gemini CLI exits with status 52 and does not start"))
-        catalog.extra["fatal"] = st.fatal
+        facts.fatal = st.fatal
         return catalog
     if not st.trust.trusted:
-        catalog.extra["notice"] = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"
+        facts.notice = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"
         diags.append(_diag("info", "gemini-workspace-untrusted", st.trust.decided_by,
                            f"workspace skills and {st.paths.workspace_settings} are not read: {st.trust.detail}",
                            fix="Trust the folder (`/permissions` in Gemini CLI, or ~/.gemini/trustedFolders.json)"))

@@ -8,8 +8,9 @@ from skilltui.model import Catalog, Options
 from skilltui.runtimes import ModelTexts
 
 if TYPE_CHECKING:
-    from skilltui.budget import ModelChoice, OmpPrompt
+    from skilltui.budget import ModelChoice
     from skilltui.runtimes import ModelPreset
+    from skilltui.runtimes.omp.discovery import OmpPrompt
 
 
 class _Omp:
@@ -28,10 +29,9 @@ class _Omp:
         return discover(opts)
 
     def prompt(self, catalog: Catalog, context_window: int | None = None) -> OmpPrompt:
-        from skilltui import budget
-        from skilltui.runtimes.omp.discovery import system_prompt
+        from skilltui.runtimes.omp.discovery import OmpPrompt, system_prompt
 
-        return budget.OmpPrompt(catalog, system_prompt(catalog))
+        return OmpPrompt(catalog, system_prompt(catalog))
 
     def resolve_url(self, catalog: Catalog, url: str) -> str:
         from skilltui.runtimes.omp.discovery import resolve_url

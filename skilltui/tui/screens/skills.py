@@ -35,7 +35,7 @@ def source_title(source: str) -> str:
 def where_from(skill: Skill, catalog) -> str:
     if skill.plugin:
         return skill.plugin
-    if skill.extra.get("shipped") or not skill.root:
+    if skill.shipped or not skill.root:
         return "inside the runtime"
     return data.short_path(skill.root, catalog)
 
@@ -229,7 +229,7 @@ class SkillsScreen(BaseScreen):
         order = Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
         name = Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
         status = Text(s.status, style=f"{colours.get(STATUS_COLOUR.get(s.status, ''), '')} {dim}".strip(), no_wrap=True)
-        where = Text(tail(safe(place if not s.extra.get("shipped") else "inside the runtime"), FIXED["From"]),
+        where = Text(tail(safe(place if not s.shipped else "inside the runtime"), FIXED["From"]),
                      style="dim", no_wrap=True)
         if listed:
             desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
@@ -252,7 +252,7 @@ class SkillsScreen(BaseScreen):
                 line.append(f" · {counts[st]} {st}", style="dim")
         if self.needle:
             line.append(f"   filter “{safe(self.needle)}”: {shown} shown", style="italic")
-        notice = catalog.extra.get("notice")  # a runtime's word on what it did not read (Gemini: workspace trust)
+        notice = catalog.facts.notice  # a runtime's word on what it did not read (Gemini: workspace trust)
         if notice:
             line.append(f"   {safe(notice)}", style="italic")
         self.query_one("#counts", Static).update(line)
