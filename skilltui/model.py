@@ -115,6 +115,13 @@ class Frontmatter:
         return self.body
 
 
+class SkillFacts:
+    """A runtime's own facts about one skill (parser state, file identity, policy). Each runtime subclasses it
+    (runtimes/<name>/) and reads its own back through a typed accessor; views and `list --json` never read them."""
+
+    __slots__ = ()
+
+
 @dataclass
 class Skill:
     """One entry file found by a runtime, with its fate in that runtime's listing."""
@@ -139,7 +146,7 @@ class Skill:
     scoped_suffix: str | None = None  # Claude add-dir scoped extra: text appended to the description
     shipped: bool = False  # its text ships inside the runtime: no file on disk holds it
     paths: list[str] | None = None  # the `paths` patterns that make it conditional, as the runtime reads them
-    extra: dict[str, Any] = field(default_factory=dict)  # runtime-specific facts (paths patterns, policy, ...)
+    facts: SkillFacts | None = None  # the runtime's subclass, when it keeps facts about this skill
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -156,7 +163,7 @@ class Skill:
             "shadowed_by": self.shadowed_by,
             "order": self.order,
         }
-        # Exactly the keys docs/json.md documents; runtime facts in `extra` (file ids, parser state) stay internal.
+        # Exactly the keys docs/json.md documents; runtime facts (file ids, parser state) stay internal.
         out["shipped"] = self.shipped
         if self.display_name is not None:
             out["display_name"] = self.display_name

@@ -99,9 +99,9 @@ def _env(tree: Tree, root: Path) -> dict[str, str]:
 # ---------------------------------------------------------------- normalised outputs
 def _codex_row(s) -> dict:
     row = {"name": s.name, "description": s.description, "path": s.path, "scope": s.source,
-           "enabled": s.extra["enabled"]}
-    if s.extra.get("short_description") is not None:
-        row["shortDescription"] = s.extra["short_description"]
+           "enabled": s.facts.enabled}
+    if s.facts.short_description is not None:
+        row["shortDescription"] = s.facts.short_description
     return row
 
 

@@ -73,13 +73,13 @@ def ws(tmp_path):
 
 # ================================================================ golden: codex-skills-list
 def _golden_row(s: Skill) -> dict:
-    row = {"name": s.name, "scope": s.source, "enabled": s.extra["enabled"], "path": s.path}
+    row = {"name": s.name, "scope": s.source, "enabled": s.facts.enabled, "path": s.path}
     if s.description is not None:
         row["description"] = s.description
-    if s.extra.get("short_description") is not None:
-        row["shortDescription"] = s.extra["short_description"]
-    if s.extra.get("interface"):
-        row["interface"] = s.extra["interface"]
+    if s.facts.short_description is not None:
+        row["shortDescription"] = s.facts.short_description
+    if s.facts.interface:
+        row["interface"] = s.facts.interface
     return row
 
 
@@ -200,7 +200,7 @@ def test_vectors_scan_and_validation(tmp_path):
     assert paths[str(agents / "badyaml/SKILL.md")].description == "[unclosed"
     assert paths[str(agents / "multi/SKILL.md")].description == "line one line two"
     assert paths[str(agents / "crlf/SKILL.md")].description == "crlf line endings"
-    assert paths[str(agents / "Bad_Name/SKILL.md")].extra["short_description"] == "short desc here"
+    assert paths[str(agents / "Bad_Name/SKILL.md")].facts.short_description == "short desc here"
     longdesc = paths[str(agents / "longdesc/SKILL.md")]
     assert longdesc.description == "d" * 1025 and c["codex-description-long"] == 1
 
@@ -210,13 +210,13 @@ def test_vectors_enablement_and_prompt(tmp_path):
     cwd, home = vector_tree(root)
     cat = discover(cwd, home)
     dup = [s for s in cat.skills if s.name == "dupname"]
-    assert len(dup) == 3 and all(s.status == DISABLED and s.extra["enabled"] is False for s in dup)
+    assert len(dup) == 3 and all(s.status == DISABLED and s.facts.enabled is False for s in dup)
     assert c_dup(cat) == 3
     repo_root = [s for s in cat.skills if s.name == "repo-root"]
     assert len(repo_root) == 1 and repo_root[0].status == DISABLED  # the symlink added no row
     noimp = next(s for s in cat.skills if s.name == "noimplicit")
-    assert noimp.status == HIDDEN and noimp.extra["enabled"] is True
-    assert noimp.extra["interface"] == {"displayName": "No Implicit"}
+    assert noimp.status == HIDDEN and noimp.facts.enabled is True
+    assert noimp.facts.interface == {"displayName": "No Implicit"}
     assert codes(cat)["codex-implicit-off"] == 1
     prompt = cat.facts.prompt
     lines = {e.name: e.line for e in prompt.included()}
@@ -247,7 +247,7 @@ def test_vector_codex_home_replaces_dot_codex(tmp_path):
     assert "codex-home-skill" not in names(cat) and "deep-skill" not in names(cat)
     alt = next(s for s in cat.skills if s.name == "alt-skill")
     assert alt.source == "user" and alt.status == LISTED
-    assert all(s.extra["enabled"] for s in cat.skills if s.status != INVALID)  # ~/.codex/config.toml not read
+    assert all(s.facts.enabled for s in cat.skills if s.status != INVALID)  # ~/.codex/config.toml not read
     system = [s for s in cat.skills if s.source == "system"]
     assert [s.path for s in system] == [str(root / "altcodex/skills/.system" / n / "SKILL.md") for n in SYSTEM_NAMES]
 
@@ -617,13 +617,13 @@ def test_openai_yaml_interface_and_policy(ws):
     cat = discover(ws / "repo", ws / "home")
     rows = {s.name: s for s in cat.skills}
     ui = rows["ui"]
-    assert ui.extra["interface"] == {"displayName": "Nice Name", "shortDescription": "short",
+    assert ui.facts.interface == {"displayName": "Nice Name", "shortDescription": "short",
                                      "iconSmall": str(agents / "ui/assets/x.svg"), "brandColor": "#A1b2C3",
                                      "defaultPrompt": "go"}
     assert ui.display_name == "Nice Name"
-    assert ui.extra["dependencies"] == {"tools": [{"type": "mcp", "value": "srv", "url": "http://x"}]}
+    assert ui.facts.dependencies == {"tools": [{"type": "mcp", "value": "srv", "url": "http://x"}]}
     assert ui.status == LISTED
-    assert "interface" not in rows["colour"].extra  # every field dropped -> no interface
+    assert rows["colour"].facts.interface is None  # every field dropped -> no interface
     assert rows["quoted"].status == LISTED and rows["garbage"].status == LISTED  # invalid files are ignored
     assert codes(cat)["codex-openai-yaml-invalid"] == 2
 
@@ -693,7 +693,7 @@ def test_missing_codex_home(ws):
 def mk(name: str, description: str | None = "desc", scope: str = "repo", root: str = "/r", path: str | None = None,
        **extra) -> Skill:
     s = Skill(name=name, source=scope, path=path or f"{root}/{name}/SKILL.md", root=root, description=description)
-    s.extra.update({"runtime": "codex", "scope": scope, "enabled": True, **extra})
+    s.facts = cp.CodexSkillFacts(scope, **extra)
     return s
 
 
@@ -824,14 +824,14 @@ def test_corpus_mounted_as_repo_skills(shared_dir, tmp_path):
     cat = discover(level, root / "home")
     status = Counter(s.status for s in cat.skills)
     c = codes(cat)
-    invalid = Counter(s.extra.get("error_code") for s in cat.skills if s.status == INVALID)
+    invalid = Counter(s.facts.error_code for s in cat.skills if s.status == INVALID)
     print("corpus:", dict(status), dict(invalid), dict(c))
     assert c["codex-scan-truncated"] == 0
     # 1024 regular SKILL.md files; 10 sit under hidden folders (openai/skills .curated/.system/.experimental)
     assert status[INVALID] == 30
     assert invalid == {"codex-yaml-invalid": 29, "codex-frontmatter-missing": 1}  # `: ` on continuation lines
     assert status[LISTED] + status[FILTERED] + status[HIDDEN] == 984 + len(SYSTEM_NAMES)
-    assert sum(1 for s in cat.skills if s.extra.get("namespace")) == 787  # below a plugin manifest
+    assert sum(1 for s in cat.skills if s.facts.namespace) == 787  # below a plugin manifest
     assert c["codex-duplicate-name"] == 4 and c["codex-description-long"] == 1
     wide = cp.build_prompt(cat, 10_000_000)
     assert not wide.over_budget and all(e.state == cp.FULL for e in wide.entries)

@@ -904,7 +904,7 @@ def test_catalog_json_shape(box):
     json.dumps(data)
     first = data["skills"][0]
     assert first["status"] == "listed" and first["order"] == 0 and first["source"] == "native:project"
-    assert cat.skills[0].extra["provider"] == "native" and cat.skills[0].extra["level"] == "project"
+    assert cat.skills[0].facts.provider == "native" and cat.skills[0].facts.level == "project"
     assert "provider" not in first  # runtime facts stay internal: the JSON has the documented keys only
     loser = data["skills"][1]
     assert loser["status"] == "shadowed" and loser["shadowed_by"] == first["path"] and loser["order"] is None

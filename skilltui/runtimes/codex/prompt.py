@@ -30,8 +30,38 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui.model import Catalog, Skill
+from skilltui.model import Catalog, JSONValue, Skill, SkillFacts
 from skilltui.runtimes.codex.models import ModelChoice
+
+
+@dataclass(slots=True)
+class CodexSkillFacts(SkillFacts):
+    """What Codex's discovery keeps about one skill beyond its row."""
+
+    scope: str  # repo | user | system | admin
+    enabled: bool = True  # [[skills.config]] can turn it off
+    decided_by: tuple[str | None, int | None, str] | None = None  # (file, line, selector) of the rule that did
+    found_path: str | None = None  # the path through the links the scan walked, when it is not the real path
+    error: str | None = None  # why Codex rejects the file; None when it loads
+    error_code: str | None = None
+    error_line: int | None = None
+    name_line: int | None = None
+    description_line: int | None = None
+    namespace: str | None = None  # the plugin namespace that prefixes its name
+    yaml_repaired: bool = False
+    short_description: str | None = None
+    metadata_path: str | None = None  # agents/openai.yaml, when it was read
+    interface: dict[str, str] | None = None
+    dependencies: dict[str, JSONValue] | None = None
+    policy: dict[str, JSONValue] | None = None
+    allow_implicit_invocation: bool | None = None  # policy.allow_implicit_invocation, when set
+    implicit_line: int | None = None
+
+
+def skill_facts(s: Skill) -> CodexSkillFacts | None:
+    """A Codex skill's facts; None for a skill of another runtime."""
+    return s.facts if isinstance(s.facts, CodexSkillFacts) else None
+
 
 OPEN_TAG = "<skills_instructions>"
 CLOSE_TAG = "</skills_instructions>"
@@ -322,7 +352,8 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     for s in ordered:
         a = alias.get(s.root)
         prefix = s.root.rstrip("/") + "/"
-        where = s.extra.get("found_path") or s.path  # through the link names the scan walked, not resolved
+        facts = skill_facts(s)
+        where = (facts.found_path if facts else None) or s.path  # through the link names the scan walked
         if a is not None and where.startswith(prefix):
             file = f"{a}/{where[len(prefix):]}"
         else:
@@ -404,9 +435,10 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
 
 def prompt_eligible(skill: Skill) -> bool:
     """Enabled, valid, and not opted out of implicit invocation (`policy.allow_implicit_invocation: false`)."""
-    if skill.extra.get("runtime") != "codex" or skill.extra.get("error"):
+    facts = skill_facts(skill)
+    if facts is None or facts.error:
         return False
-    return bool(skill.extra.get("enabled", True)) and skill.extra.get("allow_implicit_invocation") is not False
+    return facts.enabled and facts.allow_implicit_invocation is not False
 
 
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Literal
 
 from skilltui.frontmatter import read_text
 from skilltui.model import (
@@ -26,14 +25,12 @@ from skilltui.model import (
 from skilltui.runtimes.gemini import builtin
 from skilltui.runtimes.gemini import frontmatter as gfm
 from skilltui.runtimes.gemini import settings as gsettings
+from skilltui.runtimes.gemini.facts import GeminiSkillFacts, Tier
 
 NAME, VERSION = "gemini", "0.61.0"
 READ_CAP = 8 * 1024 * 1024  # Gemini reads whole files; we stop here and say so
 SKILL_FILE = "SKILL.md"
 IGNORED_DIRS = ("node_modules",)
-
-
-Tier = Literal["builtin", "extension", "user", "workspace"]
 
 
 @dataclass
@@ -113,10 +110,9 @@ def _too_deep(folder: str, diags: list[Diagnostic]) -> None:
 def load_skill(path: str, root: Root, workspace: str = "") -> tuple[Skill, gfm.GeminiFrontmatter | None]:
     skill = Skill(name=os.path.basename(os.path.dirname(path)), source=root.tier, path=path, root=root.path,
                   skill_dir=os.path.dirname(path))
-    skill.extra = {"tier": root.tier, "alias": root.alias}
+    facts = skill.facts = GeminiSkillFacts(root.tier, root.alias)
     if root.extension:
-        skill.plugin = root.extension
-        skill.extra["extension"] = root.extension
+        skill.plugin = facts.extension = root.extension
     try:
         ft = read_text(path, READ_CAP)
     except OSError as exc:
@@ -137,9 +133,8 @@ def load_skill(path: str, root: Root, workspace: str = "") -> tuple[Skill, gfm.G
     skill.description = parsed.description
     if root.extension is not None:
         skill.description = substitute(parsed.description, root, workspace)
-    skill.extra["via"] = parsed.via
-    if ft.truncated:
-        skill.extra["truncated"] = True
+    facts.via = parsed.via
+    facts.truncated = ft.truncated
     return skill, parsed
 
 

@@ -42,6 +42,7 @@ from skilltui.model import (
     Options,
     Severity,
     Skill,
+    SkillFacts,
     StatusValue,
 )
 from skilltui.runtimes.omp import plugins as plug
@@ -729,9 +730,7 @@ def discover(opts: Options) -> Catalog:
         if c.status == LISTED:
             skill.order = order
             order += 1
-        skill.extra = {"provider": c.provider, "level": c.level, "hide": c.hide, "base_dir": c.base_dir}
-        if c.plugin_root:
-            skill.extra["plugin_root"] = c.plugin_root
+        skill.facts = OmpSkillFacts(c.provider, c.level, c.hide, c.base_dir, c.plugin_root)
         skills.append(skill)
 
     if not skills_on:
@@ -753,6 +752,17 @@ def discover(opts: Options) -> Catalog:
         compress_descriptions=ctx.rules == "18" and settings.raw("skills.compressDescriptions") is not False,
         plugin_roots=list(ctx.plugin_roots))
     return catalog
+
+
+@dataclass(slots=True)
+class OmpSkillFacts(SkillFacts):
+    """What oh-my-pi's discovery keeps about one skill beyond its row."""
+
+    provider: str  # the provider that found it (native, claude, agents, ...)
+    level: str  # user | project | ...
+    hide: bool  # hidden from the prompt
+    base_dir: str  # the folder its skill:// paths resolve in
+    plugin_root: str | None = None  # a plugin's root, which skill:// paths may not leave (18.x)
 
 
 @dataclass
@@ -943,7 +953,8 @@ def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
         raise SkillUrlError(f"Unknown skill: {host}\nAvailable: {names}", "unknown-skill")
     pathname = _remove_dot_segments(raw_path)
     href = f"skill://{host}{pathname}"
-    base_dir = skill.extra.get("base_dir") or os.path.dirname(skill.path)
+    facts = skill.facts if isinstance(skill.facts, OmpSkillFacts) else None
+    base_dir = (facts.base_dir if facts else None) or os.path.dirname(skill.path)
     cwd = catalog.cwd
 
     def io(p: str) -> str:
@@ -961,7 +972,7 @@ def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
         resolved, resolved_base = io(target), io(base_dir)
         if not (resolved.startswith(resolved_base.rstrip("/") + "/") or resolved == resolved_base):
             raise SkillUrlError("Path traversal is not allowed", "escape")
-        plugin_root = skill.extra.get("plugin_root")
+        plugin_root = facts.plugin_root if facts else None
         if plugin_root and rules == "18":
             real_root = plug.canonical(io(plugin_root)) or io(plugin_root)
             try:
