@@ -82,3 +82,22 @@ def test_views_never_compare_a_runtime_key_to_a_literal():
         found += [f"{path.relative_to(ROOT)} {hit}"
                   for hit in runtime_name_comparisons(path.read_text(encoding="utf-8"), keys)]
     assert not found, "\n".join(found)
+
+
+def test_skill_and_catalog_hold_typed_values():
+    """No catch-all field a reader has to narrow (`dict[str, Any]`, `dict[str, object]`, `Any`) on the model's Skill
+    and Catalog (issue 19): a runtime's own facts are its typed SkillFacts / CatalogFacts subclass."""
+    import dataclasses
+    import typing
+
+    from skilltui import model
+
+    untyped = []
+    for cls in (model.Skill, model.Catalog, model.CatalogFacts):
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            hint = hints[f.name]
+            args = typing.get_args(hint)
+            if hint is typing.Any or typing.Any in args or (typing.get_origin(hint) is dict and args[1] in (typing.Any, object)):
+                untyped.append(f"{cls.__name__}.{f.name}: {hint}")
+    assert not untyped, untyped
