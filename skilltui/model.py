@@ -10,6 +10,10 @@ from typing import Any, Final, Literal, TypeAlias
 # A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 
+from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
+from skilltui.findings import Severity as Severity
+from skilltui.findings import severity_of
+
 
 class Status(StrEnum):
     """The fate of a found skill file in a runtime's listing (docs/json.md `list`). A StrEnum: it compares and
@@ -34,9 +38,7 @@ CONDITIONAL: Final = Status.CONDITIONAL
 HIDDEN: Final = Status.HIDDEN
 FILTERED: Final = Status.FILTERED
 
-Severity = Literal["error", "warning", "info"]
 FrontmatterStatus = Literal["none", "ok", "retried", "invalid", "not-mapping"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
 class Source(StrEnum):
@@ -71,6 +73,10 @@ class Diagnostic:
     fix: str | None = None  # what the user can do about it, when there is something
     runtime: str | None = None
     lenses: tuple[str, ...] = ()  # every check that found this same cause (the doctor reports it once)
+
+    def __post_init__(self) -> None:
+        # The code decides the severity (skilltui/findings.py): one code, one severity, in every view.
+        self.severity = severity_of(self.code, self.severity)
 
     @property
     def summary(self) -> str:
