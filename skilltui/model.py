@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal, TypeAlias
 
-# A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
-JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
-
 from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
 from skilltui.findings import Severity as Severity
 from skilltui.findings import severity_of
+
+# A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
+JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 
 
 class Status(StrEnum):
