@@ -237,13 +237,18 @@ def test_severity_follows_what_the_recorded_runtime_did(name, tmp_path):
     case = RECORDED / name
     rec = json.loads((case / "recorded.json").read_text())
     tree = tmp_path / "tree"
-    shutil.copytree(case / "tree", tree)
+    shutil.copytree(case / "tree", tree, symlinks=True)
     opts = Options(cwd=str(tree / "repo"), home=str(tree / "home"), runtime=rec["runtime"],
                    env={"HOME": str(tree / "home"), **rec["env"]})
     diags = [d for d in doctor.run(opts, (rec["runtime"],)) if d.runtime == rec["runtime"]]
     errors = [d.code for d in diags if d.severity == "error"]
+    meant = rec.get("not_offered", [])  # written by hand: meant as skills; the recording shows they are not listed
     if rec["exit"]:
         assert errors, (name, rec["error"], [d.code for d in diags])
+    elif meant:
+        assert rec["skills"] == ["ok"], name
+        named = {os.path.relpath(d.path, tree) for d in diags if d.severity == "error" and d.path}
+        assert named == set(meant), (name, named)
     else:
         assert rec["skills"] and errors == [], (name, errors)
         assert any(d.severity == "warning" for d in diags), name  # the value it does not use is still said
