@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import background
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,3 +61,16 @@ def _private_answer_cache(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = old
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the selected tests' background commands (tests/background.py) now, beside the rest of the run."""
+    for item in session.items:
+        marker = item.get_closest_marker("background")
+        if marker is not None:
+            background.start(*marker.args)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    background.stop_all()
