@@ -35,9 +35,12 @@ class CpuPerTest:
     def __init__(self) -> None:
         self.cost: dict[str, float] = defaultdict(float)
         self.outcomes: dict[str, int] = defaultdict(int)
+        self.slow: set[str] = set()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        if item.get_closest_marker("slow") is not None:
+            self.slow.add(item.nodeid)
         start = _cpu()
         yield
         self.cost[item.nodeid] += _cpu() - start
@@ -66,6 +69,9 @@ def main() -> int:
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min)")
     print(f"wall {wall:7.1f} s   cpu (this process + its children) {cpu:7.1f} s   "
           f"collection and session set-up {cpu - sum(plugin.cost.values()):5.1f} s cpu")
+    slow = sum(c for n, c in plugin.cost.items() if n in plugin.slow)
+    print(f"tests marked slow {slow:6.1f} s cpu ({len(plugin.slow)} tests); the others, the quick run's tests "
+          f"(`-m 'not slow'`, target under 60 s) {sum(plugin.cost.values()) - slow:6.1f} s cpu")
     print(f"target: under 240 s wall on a quiet 2-core machine (issue #19 says 300 s); "
           f"{len(plugin.cost)} tests, outcomes {dict(plugin.outcomes)}")
     print("\ncpu s  per file")
