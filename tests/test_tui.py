@@ -1028,3 +1028,19 @@ async def test_home_and_end_go_to_the_first_and_last_row(demo):
             assert table.cursor_row == table.row_count - 1 > 0, table_id
             await pilot.press("home")
             assert table.cursor_row == 0, table_id
+
+
+@aio
+async def test_quitting_during_the_markdown_warm_up_is_quiet(demo):
+    """The hidden Markdown document mounted after the first rows (`_warm_markdown`) may still be mounting when the
+    user quits: the app closes without an error (it raised MountError once: "before SafeMarkdown is mounted")."""
+    for ticks in range(6):  # quit at a different point of the warm-up each time
+        app = SkilltuiApp(demo, poll=False)
+        async with app.run_test(size=SIZE):
+            await until(lambda app=app: app.state is not None)
+            warm = asyncio.ensure_future(app._warm_markdown())
+            for _ in range(ticks):
+                await asyncio.sleep(0)
+            app.exit(0)
+            await asyncio.wait_for(warm, 60)  # finishes, or gives up quietly, never raises
+        assert app.return_code == 0, ticks
