@@ -303,7 +303,8 @@ CAUSES: dict[str, str] = {
                      "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
     **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
     **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
-                     "codex-description-missing", "claude-description-missing"), "description-missing"),
+                     "codex-description-missing", "claude-description-missing", "claude-plugin-command-unlisted",
+                     "plugin-command-description-missing"), "description-missing"),
     **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
     **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
 }

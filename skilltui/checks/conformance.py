@@ -37,7 +37,7 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError
 
-from skilltui import fsio
+from skilltui import findings, fsio
 from skilltui.model import Diagnostic, Severity
 from skilltui.yaml_fast import simple_mapping
 
@@ -1218,27 +1218,8 @@ def run_cli(args: list[str], cwd: str) -> tuple[int, str, str]:
 # Diagnostics (spec/agent-skills.md §3)
 # --------------------------------------------------------------------------------------------------------------
 
-CODES: dict[str, Severity] = {
-    "spec-missing-skill-md": "warning",
-    "spec-skill-md-lowercase": "info",
-    "spec-skill-md-unreadable": "warning",
-    "spec-no-frontmatter": "warning",
-    "spec-yaml-invalid": "warning",
-    "spec-frontmatter-not-mapping": "warning",
-    "spec-unexpected-field": "info",
-    "spec-name-missing": "warning",
-    "spec-name-too-long": "warning",
-    "spec-name-not-lowercase": "warning",
-    "spec-name-hyphen-edge": "warning",
-    "spec-name-double-hyphen": "warning",
-    "spec-name-invalid-chars": "warning",
-    "spec-name-dir-mismatch": "warning",
-    "spec-description-missing": "warning",
-    "spec-description-too-long": "warning",
-    "spec-compatibility-not-string": "warning",
-    "spec-compatibility-too-long": "warning",
-    "spec-body-too-long": "info",
-}
+# The spec lens's codes, with their severity from the one table (skilltui/findings.py).
+CODES: dict[str, Severity] = {code: c.severity for code, c in findings.CODES.items() if code.startswith("spec-")}
 
 
 def _list_names(folder: str | os.PathLike[str]) -> set[str] | None:
