@@ -122,8 +122,8 @@ class SkilltuiApp(App[int]):
         self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
         try:
             loaded = data.load(opts, cached=self.use_cache)
-        except Exception as exc:  # never a traceback: say what failed, keep the last good state
-            self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
+        except Exception as exc:  # never a traceback on screen: say what failed (and log it), keep the last good state
+            self.call_from_thread(self._load_failed, data.logged(exc, "discovery"))
             return
         if get_current_worker().is_cancelled:
             return

@@ -103,7 +103,7 @@ class BudgetScreen(BaseScreen):
             return
         table.loading = False
         self._show_presets(state.catalog.runtime)
-        if state.catalog.runtime != "claude":
+        if not get(state.catalog.runtime).listing_budget:
             self._other_runtime(state, table, params_line)
             return
         self.query_one("#bar", BudgetBar).display = True

@@ -173,8 +173,10 @@ class PreviewScreen(BaseScreen):
     def _read_details(self, state: data.Loaded, skill: Skill) -> None:
         try:
             details, error = preview.skill_details(state.catalog, skill), None
-        except Exception as exc:  # a file that vanished since discovery, an unreadable folder
+        except OSError as exc:  # a file that vanished since discovery, an unreadable folder
             details, error = None, f"Cannot read {skill.path}: {exc}"
+        except Exception as exc:  # a bug in the engine: said and logged, the preview stays up
+            details, error = None, f"Cannot show {skill.path}: {data.logged(exc, 'skill details')}"
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_details, skill, details, error)
 
