@@ -18,36 +18,34 @@ Why each is needed:
   of the event loop for 6,000 rows), so it is skipped and only the virtual size is set.
 - `TallTextArea`: a TextArea asks its wrapped document's height once per line it draws, and Textual sums every
   line's wrap offsets for each answer; for the budget's 6,000-line prompt that was about half a second a frame.
-  The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does).
+  The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does),
+  and a wrap at the width the text is already wrapped at is skipped.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 from typing import Any
 
 from textual.app import App
+from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import DataTable
+from textual.widgets import DataTable, TextArea
 from textual.widgets._data_table import DuplicateKey, Row, RowKey
 
-__all__ = ["FixedCellsTable", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
-# also MarkdownBlock, MarkdownFence and TallTextArea, through __getattr__ below
+__all__ = ["FixedCellsTable", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
+# also MarkdownBlock and MarkdownFence, through __getattr__ below
 
 
 def __getattr__(name: str) -> object:
-    """`MarkdownBlock`, `MarkdownFence` and `TallTextArea`, imported on first use: Textual's Markdown module (and
-    markdown-it) and its TextArea (with its document classes) are not needed for the first screen, so the first
-    paint does not wait for them."""
+    """`MarkdownBlock` and `MarkdownFence`, imported on first use: Textual's Markdown module (and markdown-it) is
+    not needed for the first screen, so the first paint does not wait for it."""
     if name in ("MarkdownBlock", "MarkdownFence"):
         from textual.widgets import _markdown
 
         return getattr(_markdown, name)
-    if name == "TallTextArea":
-        return _tall_text_area()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -65,6 +63,7 @@ class FixedCellsTable(DataTable):
         header = self.header_height if self.show_header else 0
         width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
         self.virtual_size = Size(width, self._total_row_height + header)
+
 
     def add_plain_rows(self, rows: Iterable[tuple[str, Sequence[object]]]) -> None:
         """`add_row(*cells, key=key)` for each (key, cells), all one line high with no label, as one update."""
@@ -89,7 +88,6 @@ class FixedCellsTable(DataTable):
             self._highlight_cursor()  # as add_row does when its row is the first a cursor can be on
         self._update_count += 1
         self.check_idle()
-
 
 def mode_screen(app: App, mode: str) -> Screen | None:
     """The base screen of `mode` once it is built, else None (never builds it)."""
@@ -121,38 +119,38 @@ def render_lines(screen: Screen) -> list[str]:
     return [strip.text for strip in screen._compositor.render_strips()]
 
 
-@functools.cache
-def _tall_text_area() -> type:
-    """TallTextArea: a TextArea for long text, whose wrapped document keeps its height between wraps."""
-    from textual.document._wrapped_document import WrappedDocument
-    from textual.widgets import TextArea
+class _KeptHeightDocument(WrappedDocument):
+    """A wrapped document whose height is computed once per wrap, not once per question, and which is not wrapped
+    again at the width it is wrapped at (TextArea rewraps whenever a scrollbar comes or goes, even at the same
+    width: a 6,000-line prompt was wrapped twice on each load)."""
 
-    class _KeptHeightDocument(WrappedDocument):
-        """A wrapped document whose height is computed once per wrap, not once per question."""
+    _kept_height: int | None = None
+    _wrapped_at: tuple[int, int | None] | None = None  # (width, tab width) of the last full wrap; None after an edit
 
-        _kept_height: int | None = None
+    def wrap(self, width: int, tab_width: int | None = None) -> None:
+        if (width, tab_width) == self._wrapped_at:
+            return  # same text, same width: the same offsets
+        super().wrap(width, tab_width)
+        self._wrapped_at = (width, tab_width)
+        self._kept_height = None
 
-        def wrap(self, width: int, tab_width: int | None = None) -> None:
-            super().wrap(width, tab_width)
-            self._kept_height = None
+    def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
+        result = super().wrap_range(*args, **kwargs)
+        self._kept_height = None
+        self._wrapped_at = None
+        return result
 
-        def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
-            result = super().wrap_range(*args, **kwargs)
-            self._kept_height = None
-            return result
+    @property
+    def height(self) -> int:
+        if self._kept_height is None:
+            self._kept_height = super().height
+        return self._kept_height
 
-        @property
-        def height(self) -> int:
-            if self._kept_height is None:
-                self._kept_height = super().height
-            return self._kept_height
 
-    class TallTextArea(TextArea):
-        """A TextArea for long text: its wrapped document keeps its height between wraps."""
+class TallTextArea(TextArea):
+    """A TextArea for long text: its wrapped document keeps its height between wraps."""
 
-        def __setattr__(self, name: str, value: Any) -> None:
-            if name == "wrapped_document" and type(value) is WrappedDocument:
-                value.__class__ = _KeptHeightDocument  # same layout, one cached property more
-            super().__setattr__(name, value)
-
-    return TallTextArea
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "wrapped_document" and type(value) is WrappedDocument:
+            value.__class__ = _KeptHeightDocument  # same layout, one cached property more
+        super().__setattr__(name, value)
