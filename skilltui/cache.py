@@ -33,7 +33,7 @@ import pickle
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,9 +297,11 @@ class Store:
         if len(answer) <= MAX_ANSWER:
             self.put_bytes(key, rec, answer.encode("utf-8", "surrogateescape"))
 
-    def put_bytes(self, key: str, rec: Recording, answer: bytes) -> None:
-        """Store the answer with its observations; silently nothing when it cannot be stored safely."""
-        if len(answer) > MAX_ANSWER or not self._private_folder():
+    def put_bytes(self, key: str, rec: Recording, answer: bytes | Sequence[bytes]) -> None:
+        """Store the answer (bytes, or pieces of it written one after the other) with its observations; silently
+        nothing when it cannot be stored safely."""
+        chunks = [answer] if isinstance(answer, bytes) else answer
+        if sum(map(len, chunks)) > MAX_ANSWER or not self._private_folder():
             return
         racy_from = rec.started_ns - RACY_NS
         paths: list[str] = []
@@ -330,8 +332,13 @@ class Store:
             return  # not ours to remove (EEXIST), or the folder cannot take it
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")).encode() + b"\n")
-                f.write(answer)
+                # json.dumps(entry) + "\n", written value by value: a big tree's columns are not held twice more
+                for i, (name, value) in enumerate(entry.items()):
+                    f.write(f'{"," if i else "{"}"{name}":'.encode())
+                    f.write(json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode())
+                f.write(b"}\n")
+                for chunk in chunks:
+                    f.write(chunk)
             os.replace(tmp, os.path.join(self.folder, key))
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
@@ -362,6 +369,22 @@ def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapp
         answer = compute(rec.env if rec.env is not None else env)
     store.put(key, rec, answer)
     return answer
+
+
+def cached_chunks(parts: object, env: Mapping[str, str],
+                  compute: Callable[[Mapping[str, str]], Sequence[bytes]]) -> Sequence[bytes]:
+    """`cached_answer` for an answer made of UTF-8 pieces (never joined: a big answer is not held twice); a stored
+    answer comes back as one piece."""
+    if not enabled(env):
+        return compute(env)
+    store, key = Store(cache_dir(env)), key_of(parts)
+    hit = store.get_bytes(key, env)
+    if hit is not None:
+        return [hit]
+    with recording(env) as rec:
+        chunks = compute(rec.env if rec.env is not None else env)
+    store.put_bytes(key, rec, chunks)
+    return chunks
 
 
 # ---------------------------------------------------------------- objects (the TUI's discovery result)
