@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import hashlib
 import io
 import json
 import os
-import pickle
 import stat
 import threading
 import time
@@ -83,6 +83,30 @@ def _content_hash(path: str, sig: Signature) -> str | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def _unchanged(paths: list[str], kinds: str, sigs: list[int]) -> bool:
+    """Every path still looks as `_signature` saw it (`kinds`: one letter each, upper case when it was missing;
+    `sigs`: six numbers for each path that was there). `_signature` inlined: a warm run checks every path a scan
+    looked at, and this loop is most of its time after the stat calls themselves."""
+    isdir, at = stat.S_ISDIR, 0
+    for path, letter in zip(paths, kinds, strict=True):
+        try:
+            st = _stat(path, follow_symlinks=letter not in "lL")
+        except (OSError, ValueError):
+            if letter.isupper():
+                continue
+            return False
+        if letter.isupper():
+            return False
+        mode = st.st_mode
+        if letter != "d" and isdir(mode):  # a folder's stat: its identity and type only (see _signature)
+            if sigs[at : at + 6] != [st.st_dev, st.st_ino, 0, 0, 0, mode]:
+                return False
+        elif sigs[at : at + 6] != [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, mode]:
+            return False
+        at += 6
+    return at == len(sigs)
 
 
 class RecordingEnv(dict[str, str]):
@@ -274,19 +298,11 @@ class Store:
             paths, kinds, sigs, digests = entry["paths"], entry["kinds"], entry["sigs"], entry["digests"]
             if len(kinds) != len(paths):
                 return None
-            at = 0
-            for i, path in enumerate(paths):
-                letter = kinds[i]
-                now = _signature(path, _LETTER_KIND[letter.lower()])
-                if letter.isupper():
-                    if now is not None:
-                        return None
-                else:
-                    if now is None or list(now) != sigs[at : at + 6]:
-                        return None
-                    at += 6
-                digest = digests.get(str(i))
-                if digest is not None and _content_hash(path, now) != digest:
+            if not _unchanged(paths, kinds, sigs):
+                return None
+            for index, digest in digests.items():
+                path = paths[int(index)]
+                if _content_hash(path, _signature(path, _LETTER_KIND[kinds[int(index)].lower()])) != digest:
                     return None
             return answer
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -406,28 +422,34 @@ def _code_stamp() -> list[tuple[str, int, int]]:
     return out
 
 
-class _Pickler(pickle.Pickler):
-    """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
+@functools.cache
+def _picklers() -> tuple[type, type]:
+    """(pickler, unpickler) classes; pickle is imported only here, where the TUI needs it (a `list` run does not)."""
+    import pickle
 
-    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.env, self.size = dict(env), len(env)
+    class Pickler(pickle.Pickler):
+        """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
 
-    def persistent_id(self, obj: Any) -> str | None:
-        if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
-            return _ENV_REF
-        return None
+        def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+            super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+            self.env, self.size = dict(env), len(env)
 
+        def persistent_id(self, obj: Any) -> str | None:
+            if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
+                return _ENV_REF
+            return None
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
-        super().__init__(file)
-        self.env = env
+    class Unpickler(pickle.Unpickler):
+        def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+            super().__init__(file)
+            self.env = env
 
-    def persistent_load(self, pid: Any) -> Any:
-        if pid == _ENV_REF:
-            return dict(self.env)  # the current environment, as discovery's own copy would be
-        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+        def persistent_load(self, pid: Any) -> Any:
+            if pid == _ENV_REF:
+                return dict(self.env)  # the current environment, as discovery's own copy would be
+            raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+
+    return Pickler, Unpickler
 
 
 def object_key(parts: object) -> str:
@@ -441,8 +463,10 @@ def load_object(parts: object, env: Mapping[str, str]) -> Any | None:
     data = Store(cache_dir(env)).get_bytes(object_key(parts), env)
     if data is None:
         return None
+    import pickle
+
     try:
-        return _Unpickler(io.BytesIO(data), env).load()
+        return _picklers()[1](io.BytesIO(data), env).load()
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, KeyError, TypeError,
             ValueError):  # written by an older layout or damaged: discover again
         return None
@@ -452,9 +476,11 @@ def store_object(parts: object, env: Mapping[str, str], rec: Recording, value: o
     """Store `value` with what `rec` observed while it was computed; silently nothing when it cannot be."""
     if not enabled(env):
         return
+    import pickle
+
     buf = io.BytesIO()
     try:
-        _Pickler(buf, env).dump(value)
+        _picklers()[0](buf, env).dump(value)
     except (pickle.PicklingError, AttributeError, TypeError, RecursionError):  # something that does not pickle
         return
     Store(cache_dir(env)).put_bytes(object_key(parts), rec, buf.getvalue())
