@@ -16,7 +16,7 @@ import select
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1 and cpus() > 1
 
 
-def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Callable[[T], object]) -> list[object] | None:
+def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Callable[[T], Any]) -> list[Any] | None:
     """Runs `here(first half)` in this process while a forked child computes `there(item)` for each item of the
     second half. Returns the second half's results in order (None for an item the child could not compute or send),
     or None when no child was made: the caller then does the second half itself. `there` must return plain values
@@ -71,7 +71,7 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
     return results
 
 
-def _safe(fn: Callable[[T], object], item: T) -> object:
+def _safe(fn: Callable[[T], Any], item: T) -> Any:
     try:
         value = fn(item)
         marshal.dumps(value)  # a value marshal refuses (a datetime from a YAML tag) is left to the parent
@@ -118,7 +118,7 @@ def _receive(fd: int, pid: int, timeout: float) -> bytes | None:
     return b"".join(chunks) if ok and os.waitstatus_to_exitcode(status) == 0 else None
 
 
-def _decode(data: bytes | None, n: int) -> list[object] | None:
+def _decode(data: bytes | None, n: int) -> list[Any] | None:
     if data is None:
         return None
     try:

@@ -23,6 +23,7 @@ from skilltui.model import (
     Catalog,
     Diagnostic,
     Frontmatter,
+    FrontmatterStatus,
     Options,
     Plugin,
     Severity,
@@ -319,7 +320,7 @@ def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str |
 
 # Below this many files to parse, a cold scan stays in one process (a fork and the transfer cost a few ms).
 PARALLEL_MIN_FILES = 400
-Compact = tuple[dict[str, Any], bool, str, str | None, int | None, int, bool, str, bool, str | None]
+Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None]
 
 
 def _parse_compact(item: tuple[str, os.stat_result]) -> Compact:
@@ -343,7 +344,8 @@ def _prefill(scan: _Scan, skills: list[Skill]) -> None:
     got = parallel.in_two(todo, lambda first: [_parsed(path, st) for path, st in first], _parse_compact)
     for (path, st), r in zip(todo[cut:], got or ()):
         if r is not None:
-            data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = r  # type: ignore[misc]
+            compact: Compact = r
+            data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
             fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line,
                                  early_close, raw)
             _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
