@@ -200,12 +200,20 @@ def options_from(args: argparse.Namespace, runtime: str | None = None) -> Option
     home = args.home or env.get("HOME") or os.path.expanduser("~")
     cwd = args.cwd or os.getcwd()
     managed = args.managed_dir
-    if getattr(args, "demo", False) or getattr(args, "demo_reset", False):
-        from skilltui.demo import demo_options
-
-        return demo_options(runtime or args.runtime or "claude", env, reset=getattr(args, "demo_reset", False))
     if args.settings is not None:
         _check_settings_flag(args.settings)
+    if getattr(args, "demo", False) or getattr(args, "demo_reset", False):
+        from dataclasses import replace
+
+        from skilltui.demo import demo_options
+
+        # the demo is its own home, project and managed folder: a flag that picks one is a contradiction, not ignored
+        for flag, given in (("--home", args.home), ("--cwd", args.cwd), ("--managed-dir", managed)):
+            if given is not None:
+                raise CliError(f"{flag} cannot be used with --demo, which brings its own home, project and managed folder")
+        opts = demo_options(runtime or args.runtime or "claude", env, reset=getattr(args, "demo_reset", False))
+        return replace(opts, add_dirs=list(args.add_dir or []), settings_flag=args.settings,
+                       omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
     for label, path in (("--cwd", cwd), ("--home", home)):
         if not os.path.isdir(path):
             raise CliError(f"{label} {path}: not a directory")

@@ -95,6 +95,20 @@ def test_settings_flag_missing_or_broken_is_said(capsys, tmp_path):
     assert code == 0
 
 
+def test_demo_applies_the_flags_it_can_and_refuses_the_others(demo, capsys):
+    """--demo brings its own home, project and managed folder: --settings must still apply (it was silently dropped),
+    a broken one is said, and --home/--cwd/--managed-dir are refused rather than ignored."""
+    code, out, _ = run(capsys, "--demo", "--settings", '{"skillOverrides": {"commit-helper": "off"}}', "list", "--json")
+    assert code == 0 and "commit-helper" not in {s["name"] for s in json.loads(out)["skills"]}
+    code, out, _ = run(capsys, "--demo", "list", "--json")
+    assert code == 0 and "commit-helper" in {s["name"] for s in json.loads(out)["skills"]}
+    code, out, err = run(capsys, "--demo", "--settings", "{bad json", "list")
+    assert code == 1 and out == "" and "not valid JSON" in err
+    for flag in ("--home", "--cwd", "--managed-dir"):
+        code, out, err = run(capsys, "--demo", flag, str(demo.home), "list")
+        assert code == 1 and out == "" and f"{flag} cannot be used with --demo" in err
+
+
 # ---------------------------------------------------------------- help
 def test_help_says_the_command_is_optional_and_opens_the_tui(capsys):
     code, out, _ = run(capsys, "--help")

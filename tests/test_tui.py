@@ -976,6 +976,10 @@ async def test_every_binding_of_every_screen_is_in_the_palette(demo):
                 wanted |= _declared_bindings(widget)
             missing = wanted - actions
             assert not missing, (type(screen).__name__, missing)
+            keyed = [c for c in commands if c.action is not None]
+            assert len({c.text for c in keyed}) == len(keyed), [c.text for c in keyed]  # q and ctrl+c: one Quit
+            kinds = [c.text.startswith(("Everywhere:", "Go to ")) for c in keyed]
+            assert kinds == sorted(kinds), [c.text for c in keyed]  # this screen's own commands come first
 
         for mode in app.MODES:
             await pilot.press(str(list(app.MODES).index(mode) + 1))

@@ -68,16 +68,20 @@ class SkilltuiCommands(Provider):
         """Everything the palette offers right now, on the screen it was opened on."""
         app, screen = self.app, self.screen
         out: list[Command] = []
-        for owner in binding_owners(screen):
+        owners = binding_owners(screen)
+        for owner in [*owners[1:], owners[0]]:  # the current screen's commands first, then the app's
             where = "Everywhere" if owner is app else screen_title(screen)
+            keys: dict[str, list[Binding]] = {}  # one command per action: `q` and `ctrl+c` are one Quit
             for b in own_bindings(owner):
-                title = b.description or b.action
-                if b.action.startswith("screen("):
-                    text = f"Go to {title}"
-                else:
-                    text = f"{where}: {title}"
-                out.append(Command(text, partial(owner.run_action, b.action), f"{b.tooltip or title} (key {key_name(b)})",
-                                   action=b.action, discover=True))
+                keys.setdefault(b.action, []).append(b)
+            for action, same in keys.items():
+                b = same[0]
+                title = b.description or action
+                text = f"Go to {title}" if action.startswith("screen(") else f"{where}: {title}"
+                names = ", ".join(key_name(k) for k in same)
+                out.append(Command(text, partial(owner.run_action, action),
+                                   f"{b.tooltip or title} ({'keys' if len(same) > 1 else 'key'} {names})",
+                                   action=action, discover=True))
         out.append(Command("Everywhere: Command palette", app.action_command_palette, "This list (key ctrl+p)"))
         for key, label in getattr(app, "runtimes", []):
             out.append(Command(f"Runtime: {label}", partial(app.action_runtime, key),
