@@ -320,10 +320,24 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         else:
             plugin.load_errors = _missing_paths(plugin, plugin.root)
     where = plugin.list_root or plugin.root
-    plugin.commands_note = where is not None and plugin.manifest.get("commands") is not None \
-        and os.path.isdir(os.path.join(where, "commands"))
+    plugin.commands_note = where is not None and _shadows_default(plugin.manifest.get("commands"), where, "commands")
     decide(plugin, settings)
     return plugin
+
+
+def _shadows_default(declared: object, root: str, folder: str) -> bool:
+    """Whether the manifest's value hides the default folder (Claude Code's note): it is set (JavaScript-true), the
+    folder exists, and none of the paths it names lies inside that folder (`"commands": ["./commands/b.md"]` gives no
+    note; seed 5, tree 5)."""
+    default = os.path.join(root, folder)
+    if declared in (None, False, 0, "") or not os.path.isdir(default):
+        return False
+    if isinstance(declared, dict):
+        paths = [v["source"] for v in declared.values() if isinstance(v, dict) and isinstance(v.get("source"), str)]
+    else:
+        paths = _rel_paths(declared)
+    inside = default + os.sep
+    return not any((os.path.normpath(os.path.join(root, rel)) + os.sep).startswith(inside) for rel in paths)
 
 
 _ENABLEMENT_NOTES = ("Not enabled because its enabledPlugins entry is a version list",
@@ -505,10 +519,16 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
             continue
         # Observed: the list's "enabled" ranks managed settings last (a lower scope's true or false wins over them),
         # while its causes are those of the session, where managed settings rank first.
-        value = settings.decide(p.id, scopes).value
-        if value is None:
-            value = settings.decide(p.id, ("managed",)).value
-        enabled = value is not False if p.kind == "skills-dir" else value is True
+        if p.kind == "skills-dir":
+            value = settings.decide(p.id, scopes).value
+            if value is None:
+                value = settings.decide(p.id, ("managed",)).value
+            enabled = value is not False
+        else:
+            # Claude Code's editable-scopes map: only a true or a false counts, so a version list or an odd value
+            # passes the word to the next scope down (local ["1.0.0"] over user true: enabled; seed 5, tree 3).
+            values = (settings.decide(p.id, (scope,)).value for scope in (*scopes, "managed"))
+            enabled = next((v for v in values if isinstance(v, bool)), None) is True
         notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
         errors = list(p.errors)
         user_config = "userConfig" in p.manifest and list_loaded(p)
@@ -617,7 +637,12 @@ def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     if not root:
         return []
     dirs = [os.path.join(root, "skills")] if os.path.isdir(os.path.join(root, "skills")) else []
-    for rel in _rel_paths(plugin.manifest.get("skills")):
+    declared = plugin.manifest.get("skills")
+    if not dirs and declared in (None, False, 0, "") and _file_stat(os.path.join(root, "SKILL.md")) is not None:
+        # No skills/ folder and no manifest `skills`: Claude Code takes a SKILL.md at the root as the plugin's skill,
+        # as if the manifest said "./" (observed: seed 5, tree 14; recorded root-skill-implicit).
+        dirs.append(root)
+    for rel in _rel_paths(declared):
         path = _inside(root, rel)
         if path is None:
             diags.append(Diagnostic("warning", "plugin-path-escapes", os.path.join(root, ".claude-plugin", "plugin.json"),
