@@ -551,7 +551,7 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.text import safe
 
     runtimes = tuple(REGISTRY) if args.runtime_all else (opts.runtime,)
-    diags = doctor.run(opts, runtimes)
+    diags = doctor.run(opts, runtimes, workers=doctor.usable_cpus())
     if args.json:
         _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)
     else:

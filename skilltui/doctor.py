@@ -76,21 +76,62 @@ class _Lens:
                 self.failed = Diagnostic("warning", "doctor-check-failed", path,
                                          f"{self.what} could not run: {exc.__class__.__name__}: {exc}")
 
+    def absorb(self, later: _Lens) -> None:
+        """Add the findings of a lens that ran on the skills after this one's."""
+        self.found += later.found
+        self.failures += later.failures
+        if self.failed is None:
+            self.failed = later.failed
+
     def results(self) -> list[Diagnostic]:
         if self.failed is not None and self.failures > 1:
             self.failed.message += f" (and on {self.failures - 1} other skills)"
         return self.found + ([self.failed] if self.failed is not None else [])
 
 
-def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens) -> None:
+_Item = tuple[Skill, bool, bool, bool]  # a skill and which lenses want it: links, body, conformance
+
+PARALLEL_MIN = 300  # skills per process before another process pays for its fork and the findings' trip back
+
+
+def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
+               workers: int = 1) -> None:
     """The lenses that read a skill's file (links, invisible characters in the body, Agent Skills conformance), skill
     by skill: each SKILL.md is read once and its bytes shared (each lens used to read it again). `conformed` holds the
-    folders already checked for conformance (one check per folder, whichever runtime found it first)."""
+    folders already checked for conformance (one check per folder, whichever runtime found it first). With
+    `workers` > 1 (the command line, where fork exists) a big pass is cut in parts, all but the first run by forked
+    children that share the catalog copy-on-write; the findings are the same, in the same order."""
+    items: list[_Item] = []
     for s in catalog.skills:
         want_links, want_body = _wants_links(s), s.status == LISTED
         want_conf = _wants_conformance(s) and s.skill_dir not in conformed
-        if not (want_links or want_body or want_conf):
-            continue
+        if want_conf:
+            assert s.skill_dir is not None
+            conformed[s.skill_dir] = None
+        if want_links or want_body or want_conf:
+            items.append((s, want_links, want_body, want_conf))
+    parts = min(workers, len(items) // PARALLEL_MIN) if hasattr(os, "fork") else 1
+    if parts > 1:
+        # this process has the checks after the pass to do as well: it takes a smaller part
+        first = len(items) * 4 // (5 * parts)
+        size = -(-(len(items) - first) // (parts - 1))
+        waits = [(_fork_pass(catalog, items[i : i + size]), items[i : i + size]) for i in range(first, len(items), size)]
+        try:
+            _pass_items(catalog, items[:first], links, bodies, conformance_)
+        finally:  # each child is waited for, whatever happened here
+            theirs = [(wait() if wait is not None else None, chunk) for wait, chunk in waits]
+        for lenses, chunk in theirs:
+            if lenses is None:  # that child could not start or failed: its part is done here
+                _pass_items(catalog, chunk, links, bodies, conformance_)
+            else:
+                for mine, other in zip((links, bodies, conformance_), lenses, strict=True):
+                    mine.absorb(other)
+        return
+    _pass_items(catalog, items, links, bodies, conformance_)
+
+
+def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Lens, conformance_: _Lens) -> None:
+    for s, want_links, want_body, want_conf in items:
         fm = s.frontmatter
         raw: conformance.RawFile | None = None
         if isinstance(fm, FileFrontmatter) or (want_conf and s.path):
@@ -110,9 +151,56 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
             bodies.run(s.path, invisible.body_findings, catalog, s, body)
         if want_conf:
             assert s.skill_dir is not None
-            conformed[s.skill_dir] = None
             read = _ReadOnce(fm.path if isinstance(fm, FileFrontmatter) else s.path, raw)
             conformance_.run(s.skill_dir, conformance.check, s.skill_dir, None, read)
+
+
+def _fork_pass(catalog: Catalog, items: list[_Item]) -> Callable[[], tuple[_Lens, _Lens, _Lens] | None] | None:
+    """Start `_pass_items` on `items` in a forked child. Returns the call that waits for its three lenses (None if the
+    child failed: the caller then does the work itself), or None when no child could be started."""
+    import gc
+    import pickle
+
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return None
+    gc.freeze()  # the collector would otherwise touch (and so copy) every page of the shared heap in the child
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        gc.unfreeze()
+        return None
+    if pid == 0:  # the child: its findings down the pipe, then out without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(r)
+            lenses = (_Lens("the link check"), _Lens("the invisible-character check"),
+                      _Lens("the Agent Skills conformance check"))
+            _pass_items(catalog, items, *lenses)
+            with os.fdopen(w, "wb") as out:
+                pickle.dump(lenses, out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    gc.unfreeze()
+
+    def wait() -> tuple[_Lens, _Lens, _Lens] | None:
+        try:
+            with os.fdopen(r, "rb") as inp:
+                data = inp.read()
+            _, status = os.waitpid(pid, 0)
+            if status != 0 or not data:
+                return None
+            lenses = pickle.loads(data)
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError):
+            return None
+        return lenses if isinstance(lenses, tuple) and len(lenses) == 3 else None
+
+    return wait
 
 
 @dataclass
@@ -150,9 +238,19 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
         runtime="claude")]
 
 
-def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None = None) -> list[Diagnostic]:
+def usable_cpus() -> int:
+    """How many processes the command line may spread the skill pass over: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None = None,
+        workers: int = 1) -> list[Diagnostic]:
     """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is
-    used for its runtime instead of discovering again."""
+    used for its runtime instead of discovering again. `workers` > 1 spreads the skill pass over that many processes
+    (forked; for a caller with no other threads, such as the command line)."""
     found: list[Diagnostic] = []
     conformed: dict[str, None] = {}
     conformance_ = _Lens("the Agent Skills conformance check")
@@ -170,7 +268,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
             d.runtime = d.runtime or runtime
         found.extend(catalog.diagnostics)
         links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
-        skill_pass(catalog, conformed, links, bodies, conformance_)
+        skill_pass(catalog, conformed, links, bodies, conformance_, workers)
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
         found += bodies.results()
@@ -205,7 +303,8 @@ CAUSES: dict[str, str] = {
                      "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
     **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
     **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
-                     "codex-description-missing", "claude-description-missing"), "description-missing"),
+                     "codex-description-missing", "claude-description-missing", "claude-plugin-command-unlisted",
+                     "plugin-command-description-missing"), "description-missing"),
     **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
     **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
 }

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal
 
+from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
+from skilltui.findings import Severity as Severity
+from skilltui.findings import severity_of
+
 
 class Status(StrEnum):
     """The fate of a found skill file in a runtime's listing (docs/json.md `list`). A StrEnum: it compares and
@@ -31,9 +35,7 @@ CONDITIONAL: Final = Status.CONDITIONAL
 HIDDEN: Final = Status.HIDDEN
 FILTERED: Final = Status.FILTERED
 
-Severity = Literal["error", "warning", "info"]
 FrontmatterStatus = Literal["none", "ok", "retried", "invalid", "not-mapping"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
 class Source(StrEnum):
@@ -68,6 +70,10 @@ class Diagnostic:
     fix: str | None = None  # what the user can do about it, when there is something
     runtime: str | None = None
     lenses: tuple[str, ...] = ()  # every check that found this same cause (the doctor reports it once)
+
+    def __post_init__(self) -> None:
+        # The code decides the severity (skilltui/findings.py): one code, one severity, in every view.
+        self.severity = severity_of(self.code, self.severity)
 
     @property
     def summary(self) -> str:

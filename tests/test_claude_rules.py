@@ -649,7 +649,9 @@ def test_plugin_naming(w):
     assert w.entry("demo:nodesc")["status"] == "filtered"
     assert w.entry("demo:bare")["status"] == "filtered"
     assert {r["source"] for r in w.entries() if r["name"].startswith("demo:")} == {"plugin", "plugin-command"}
-    assert w.diags("claude-plugin-item-unlisted")
+    # the skill the model never sees is an error; the command still works when typed: a warning
+    assert [(d["path"].split("/")[-2], d["severity"]) for d in w.diags("claude-plugin-item-unlisted")] == [("nodesc", "error")]
+    assert [(d["path"].split("/")[-1], d["severity"]) for d in w.diags("claude-plugin-command-unlisted")] == [("bare.md", "warning")]
     row = plugin_rows(w)["demo@hand-mkt"]
     assert row["enabled"] and row["loads"] and row["marketplace_known"]
     assert set(row["skills"]) >= {"demo:Weird-Name", "demo:plain", "demo:wtu"}

@@ -306,7 +306,7 @@ def test_project_root_markers_from_user_config_only(tmp_path):
     assert not {"top", "mid"} & set(names(discover(root / "w/p/q", home)))
     write(home / ".codex/config.toml", "project_root_markers = 7\n")  # invalid: default .git, with a warning
     cat = discover(root / "w/p/q", home)
-    assert codes(cat)["codex-config-invalid"] == 1
+    assert codes(cat)["codex-config-ignored"] == 1
     # a project .codex/config.toml cannot set markers
     write(home / ".codex/config.toml", "")
     write(root / "w/p/.codex/config.toml", 'project_root_markers = ["marker.txt"]\n')
@@ -671,7 +671,7 @@ def test_malformed_skills_config_ignored_whole(ws):
                                        '[[skills.config]]\nname = "x"\n')  # missing `enabled`
     cat = discover(ws / "repo", home)
     assert next(s for s in cat.skills if s.name == "one").status == LISTED
-    assert codes(cat)["codex-config-invalid"] == 1
+    assert codes(cat)["codex-config-ignored"] == 1
 
 
 def test_garbage_config_and_project_config_not_consulted(ws):

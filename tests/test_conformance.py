@@ -834,3 +834,91 @@ def test_fast_load_agrees_on_the_corpus(shared_dir):
             used += 1
             assert (fast.data, fast.key_lines) == _strict_or_error(parts[1]), path
     assert used > 500  # the fast path carries most real skills
+
+
+# ------------------------------------------------------------------------------- the fast refusals (fast_refusal)
+def _refusal(text):
+    try:
+        cf.strict_load(text)
+    except Exception as exc:
+        return type(exc), getattr(exc, "kind", None), cf.format_yaml_error(exc)
+    return None
+
+
+def _agrees(text) -> bool:
+    """fast_refusal either stays out or gives strict_load's own exception (class, kind for the fix, printed text)."""
+    fast = cf.fast_refusal(text)
+    if fast is None:
+        return False
+    assert (type(fast), getattr(fast, "kind", None), cf.format_yaml_error(fast)) == _refusal(text), text
+    return True
+
+
+REFUSALS = [  # each decided by the fast path
+    "\nname: a\ndescription: Use it: now\n",
+    "\nname: a\ndescription: Ends with a colon:\n",
+    "\nname: a\nallowed-tools: [Read, Grep, Bash]\n",
+    "\nname: a\nallowed-tools: []\ndescription: d\n",
+    "\nname: a\ndescription: d\nmetadata:\n  version: 1.0\n  tags: [api, review]\n  author: x\n",
+    "\nname: a\nmetadata:\n  note: see http://x.org: here\n",
+    "\n# c\nname: a\n\ndescription: " + "long " * 30 + "text: and more " * 5 + "\n",
+    "\nname: a\ndescription: >\n  folded\nlicense: MIT: or not\n",
+]
+NOT_DECIDED = [  # the full parser must decide these (another problem comes first, or the scanner reads on)
+    "\nname: a\nname: b\ndescription: x: y\n",
+    "\nname: &x a\ndescription: x: y\n",
+    "\nname: a\n\tdescription: x: y\n",
+    "\nname: a\ndescription: x #c: y\n",
+    "\nname: a\ndescription: 'x: y'\n",
+    "\nname: a\ndescription: |\n  a: b\n",
+    "\nname: a\ndescription: x\n  more: y\n",
+    "\nname: a\ntools: [a, [b]]\n",
+    "\nname: a\ntools: [a, 'b']\n",
+    "\nname: a\ntools: [a, b\n  , c]\n",
+    "\nname: a\ntools: [a] # c\n",
+    "\nm1:\n  k: v\nm2:\n    k: x: y\n",
+    "\nname: a\ndescription: x: y\nname: b\n",
+    "\nname: a\ndescription: x: y\n\x01\n",
+]
+
+
+@pytest.mark.parametrize("text", REFUSALS)
+def test_fast_refusal_decides_the_common_mistakes(text):
+    assert _refusal(text) is not None
+    assert _agrees(text)
+
+
+@pytest.mark.parametrize("text", NOT_DECIDED)
+def test_fast_refusal_leaves_the_rest_to_the_parser(text):
+    assert cf.fast_refusal(text) is None
+
+
+def test_fast_refusal_agrees_on_generated_frontmatter():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    lines = st.sampled_from([
+        "name: a", "name: b", "description: d", "description: Use it: now", "description: x:", "description: a #b: c",
+        "license: MIT", "allowed-tools: [Read, Grep]", "allowed-tools: [a, [b]]", "tools: []", "tools: [x y, z]",
+        "metadata:", "other:", "  version: 1.0", "  tags: [a, b]", "  note: a: b", "    deep: x", "  - item",
+        "- item", "description: >", "  folded: text", "  more text", "", "# comment", "  # comment", "name: &x a",
+        "alias: *x", "tag: !t x", "\tname: t", "name: 'q: r'", 'name: "q: r"', "k: {a: b}", "k: v ]", "  ", "...",
+        "---", "? k", ": v", "k:v: w", "x: é: ü", "x: a\x7f: b", "x: (paren): y", "x: /path: y",
+    ])
+
+    @hypothesis.settings(max_examples=400, deadline=None, database=None)
+    @hypothesis.given(st.lists(lines, min_size=1, max_size=9), st.booleans())
+    def run(chosen, lead):
+        _agrees(("\n" if lead else "") + "\n".join(chosen) + "\n")
+
+    run()
+
+
+def test_fast_refusal_agrees_on_the_corpus(shared_dir):
+    decided = 0
+    for path in sorted((shared_dir / "corpus").rglob("*.md")):
+        content, _, _ = cf.read_skill_md(path)
+        if content and content.startswith("---"):
+            parts = content.split("---", 2)
+            if len(parts) == 3:
+                decided += _agrees(parts[1])
+    assert decided >= 2  # the corpus's own one-line refusals; most of its others are in multi-line values

@@ -591,7 +591,9 @@ def test_plugin_aliases_and_descriptions(plug):
     diags = plug.run()
     d = one(diags, "plugin-command-alias-collision")
     assert (d.path, d.line) == (plug.command, 3) and '"go"' in d.message
-    assert one(diags, "plugin-description-missing").path == str(plug.p / "commands/bare.md")
+    # a command without description still works when typed: a warning, not the error of a skill the model never sees
+    d = one(diags, "plugin-command-description-missing")
+    assert (d.path, d.severity) == (str(plug.p / "commands/bare.md"), "warning")
 
 
 def test_plugin_mcp_config_missing_and_args(plug):

@@ -974,19 +974,19 @@ def check_delivery(
     try:
         d = _Delivery(project_root, home, managed_dir, env, agy_skills_dir, agy_adapters_dir, catalogs)
     except Exception as exc:
-        return [Diagnostic("error", "delivery-check-failed", project_root, f"delivery checks could not start: {exc!r}")]
+        return [Diagnostic("warning", "delivery-check-failed", project_root, f"delivery checks could not start: {exc!r}")]
     try:
         d.load_canonicals()
         steps = (d.check_claude, d.check_codex, d.check_agy) if d.opted_in() else (d.note_not_read,)
     except Exception as exc:
-        d.out.add("error", "delivery-check-failed", project_root,
+        d.out.add("warning", "delivery-check-failed", project_root,
                   f"the delivery checks stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
         return d.out.items
     for step in steps:
         try:
             step()
         except Exception as exc:
-            d.out.add("error", "delivery-check-failed", project_root,
+            d.out.add("warning", "delivery-check-failed", project_root,
                       f"{step.__name__} stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
     return d.out.items
 
@@ -1036,7 +1036,7 @@ class _Plugin:
         self.out.add(severity, code, path, message, line=line, fix=fix, runtime="claude")
 
     def unreadable(self, path: str, why: str) -> None:
-        self.add("warning", "plugin-unreadable", path, f"{self.show(path)} could not be read: {why}",
+        self.add("error", "plugin-unreadable", path, f"{self.show(path)} could not be read: {why}",
                  fix="Make it a readable regular file inside the plugin folder.")
 
     def inside(self, path: str) -> bool:
@@ -1297,8 +1297,10 @@ class _Plugin:
             data = item.fm.data if item.fm else {}
             if claude_rules.description_of(data) is None and claude_rules.when_to_use_of(data) is None:
                 where = self.show(item.path) if not item.inline else f"plugin.json commands.{item.name}"
-                self.add("warning", "plugin-description-missing", item.path,
-                         f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
+                # a skill the model never sees is not offered; a command still works when the user types it
+                self.add("error" if kind == "skill" else "warning",
+                         "plugin-description-missing" if kind == "skill" else "plugin-command-description-missing",
+                         item.path, f"{kind} {where} has neither `description` nor `when_to_use`; Claude Code does not list it",
                          line=1 if not item.inline else _json_key_line(self.manifest_text, item.name),
                          fix="Add a one-line `description`.")
 
@@ -1633,14 +1635,14 @@ def check_plugin(plugin_root: str, *, capability_guide: str | None = None,
     try:
         p = _Plugin(plugin_root, capability_guide, known)
     except Exception as exc:
-        return [Diagnostic("error", "plugin-check-failed", plugin_root, f"plugin checks could not start: {exc!r}")]
+        return [Diagnostic("warning", "plugin-check-failed", plugin_root, f"plugin checks could not start: {exc!r}")]
     steps = (p.load_manifest, p.check_paths, p.load_skills, p.load_commands, p.check_items, p.check_mcp,
              p.check_capabilities, p.check_hooks)
     for step in steps:
         try:
             step()
         except Exception as exc:
-            p.add("error", "plugin-check-failed", plugin_root,
+            p.add("warning", "plugin-check-failed", plugin_root,
                   f"{step.__name__} stopped on an unexpected input: {exc.__class__.__name__}: {_q(str(exc), 160)}")
     return p.out.items
 

@@ -201,7 +201,7 @@ def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
                                     cancelled=(lambda: worker.is_cancelled) if worker is not None else None)
         return list(catalog.diagnostics) if found is None else list(found)
     except Exception as exc:  # the doctor's own failure is a finding on the Doctor screen, never a silent gap
-        return [*catalog.diagnostics, Diagnostic("error", "doctor-failed", None,
+        return [*catalog.diagnostics, Diagnostic("warning", "doctor-failed", None,
                                                  f"The doctor's checks failed: {exc.__class__.__name__}: {exc}")]
 
 

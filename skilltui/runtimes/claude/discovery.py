@@ -322,7 +322,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
         fm, invalid_utf8, body_line = _parsed(skill.path, st)
     except OSError as exc:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
-        scan.diag("warning", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
+        scan.diag("error", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
         return
     skill.extra["file_id"] = (st.st_dev, st.st_ino)
     if invalid_utf8:
@@ -330,7 +330,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     skill.frontmatter = fm
     data = fm.data
     if fm.status == "retried":
-        scan.diag("info", "claude-frontmatter-retried", skill.path,
+        scan.diag("warning", "claude-frontmatter-retried", skill.path,
                   f"frontmatter parsed only after Claude Code's quoting retry ({fm.error})", fm.error_line,
                   fix="Quote the value that holds ': ' or a special character")
     elif fm.status == "invalid":
@@ -383,7 +383,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
             entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
     except OSError as exc:
         if not isinstance(exc, FileNotFoundError):
-            scan.diag("warning", "claude-dir-unreadable", root, f"cannot read this skills folder: {exc.strerror or exc}")
+            scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {exc.strerror or exc}")
         return []
     found: list[Skill] = []
     for e in entries:
@@ -394,7 +394,11 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         except OSError:
             is_dir = False
         if not is_dir and not is_link:
-            if e.name.endswith(".md"):
+            if e.name == "SKILL.md":  # a skill was meant: the folder level is missing
+                scan.diag("error", "claude-loose-skill-file", e.path,
+                          "SKILL.md sits directly in a skills folder; Claude Code reads only <folder>/SKILL.md, so it "
+                          "is not loaded", fix="Move it into a folder named after the skill: <name>/SKILL.md")
+            elif e.name.endswith(".md"):
                 scan.diag("info", "claude-loose-md-ignored", e.path,
                           f"{e.name} sits directly in a skills folder; only <folder>/SKILL.md is read",
                           fix=f"Move it to {e.name[:-3]}/SKILL.md")
@@ -403,25 +407,25 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
             continue
         if is_link and not is_dir:
             target = os.readlink(e.path) if is_link else ""
-            scan.diag("warning", "claude-link-broken", e.path, f"the link points at {target!r}, which does not resolve (dangling or looping)",
+            scan.diag("error", "claude-link-broken", e.path, f"the link points at {target!r}, which does not resolve (dangling or looping)",
                       fix="Fix or remove the link")
             continue
         try:
             st = os.stat(path)
         except OSError as exc:
             if isinstance(exc, PermissionError):
-                scan.diag("warning", "claude-dir-unreadable", e.path,
+                scan.diag("error", "claude-dir-unreadable", e.path,
                           f"cannot read this skill folder: {exc.strerror or exc}; the skill is not loaded",
                           fix="Give your user read and execute permission on the folder")
             elif os.path.islink(path):
-                scan.diag("warning", "claude-link-broken", path,
+                scan.diag("error", "claude-link-broken", path,
                           f"SKILL.md is a link to {os.readlink(path)!r}, which does not resolve; the skill is not loaded",
                           fix="Point the link at an existing SKILL.md or remove the folder")
             else:
                 _explain_missing(scan, e.path)
             continue
         if st.st_size > MAX_SKILL_BYTES:
-            scan.diag("warning", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
+            scan.diag("error", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
                       fix="Move detail into referenced files")
             continue
         scan.stats[path] = st
@@ -448,13 +452,13 @@ def _explain_missing(scan: _Scan, folder: str) -> None:
         return
     lower = [n for n in names if n.lower() == "skill.md" and n != "SKILL.md"]
     if lower:
-        scan.diag("warning", "claude-skill-md-lowercase", os.path.join(folder, lower[0]),
+        scan.diag("error", "claude-skill-md-lowercase", os.path.join(folder, lower[0]),
                   f"{lower[0]} is not read on a case-sensitive file system; Claude Code reads SKILL.md", fix="Rename it to SKILL.md")
         return
     for n in sorted(names)[:200]:
         nested = os.path.join(folder, n, "SKILL.md")
         if os.path.isfile(nested):
-            scan.diag("warning", "claude-nested-skill-ignored", nested,
+            scan.diag("error", "claude-nested-skill-ignored", nested,
                       "a SKILL.md two levels below the skills folder is not read",
                       fix=f"Move {n}/ up one level, next to {os.path.basename(folder)}/")
 
@@ -715,7 +719,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
         problem = name_problem(s.name)
         if problem:
             s.status, s.reason = INVALID, f"name not offered: {problem}"
-            scan.diag("warning", "claude-name-invalid", s.path, f"{s.name!r} is not offered: {problem}",
+            scan.diag("error", "claude-name-invalid", s.path, f"{s.name!r} is not offered: {problem}",
                       fix="Rename the folder or file")
             continue
         if s.extra.get("paths"):
@@ -797,13 +801,18 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
             s.status, s.reason = DISABLED, f"skillOverrides sets it to {s.override}"
         elif s.source in ("plugin", "plugin-command") and not s.extra.get("has_description"):
             s.status, s.reason = FILTERED, "a plugin item without description or when_to_use is not listed"
-            scan.diag("warning", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
-                      fix="Add a description: line to its frontmatter")
+            if s.source == "plugin":  # a skill the model never sees is not offered
+                scan.diag("error", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
+                          fix="Add a description: line to its frontmatter")
+            else:  # a command still works when typed; only the model's listing leaves it out
+                scan.diag("warning", "claude-plugin-command-unlisted", s.path,
+                          f"{s.name} has neither description nor when_to_use; not listed for the model (typing it works)",
+                          fix="Add a description: line to its frontmatter")
         if s.status != LISTED:
             continue
         s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
         if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
-            scan.diag("info", "claude-description-capped", s.path,
+            scan.diag("warning", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
                       fix="Shorten the description; move detail into the body")
         if (s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped")

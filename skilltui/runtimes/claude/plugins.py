@@ -82,7 +82,7 @@ def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str
     path = os.path.join(settings.paths.plugins_dir, "known_marketplaces.json")
     data, error, exists = read_json_file(path, RECORDS_CAP)
     if error:
-        diags.append(Diagnostic("warning", "plugin-file-unreadable", path, f"known_marketplaces.json {error}"))
+        diags.append(Diagnostic("error", "plugin-file-unreadable", path, f"known_marketplaces.json {error}"))
     known = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
     for src in settings.sources:  # directory/file marketplaces declared in settings are known too
         extra = src.data.get("extraKnownMarketplaces")
@@ -141,7 +141,7 @@ def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict[str, Any]
     path = os.path.join(root, ".claude-plugin", "plugin.json")
     data, error, exists = read_json_file(path, cap=1_000_000)
     if error:
-        diags.append(Diagnostic("warning", "plugin-manifest-invalid", path, f"plugin.json {error}",
+        diags.append(Diagnostic("error", "plugin-manifest-invalid", path, f"plugin.json {error}",
                                 fix="Fix the JSON of this plugin.json"))
         return {}, f"Manifest parse error: {error} (in {path})"
     if not exists:
@@ -150,7 +150,7 @@ def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict[str, Any]
         return {}, f"Manifest validation failed: Invalid input: expected object (in {path})"
     problem = manifest_problem(data)
     if problem:
-        diags.append(Diagnostic("warning", "plugin-manifest-invalid", path, f"plugin.json: {problem}; Claude Code loads nothing of this plugin",
+        diags.append(Diagnostic("error", "plugin-manifest-invalid", path, f"plugin.json: {problem}; Claude Code loads nothing of this plugin",
                                 fix="Fix this field of plugin.json"))
         return data, f"Manifest validation failed: {problem} (in {path})"
     return data, None
@@ -454,7 +454,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
     for pid in settings.plugin_order():
         if pid not in records and not pid.endswith(("@skills-dir", "@builtin", "@inline")) and settings.decide(pid).value is True:
             src = settings.decide(pid).source
-            diags.append(Diagnostic("warning", "plugin-not-installed", src.path if src else None,
+            diags.append(Diagnostic("error", "plugin-not-installed", src.path if src else None,
                                     f'enabledPlugins names "{pid}", which has no install record',
                                     fix=f"Install it (claude plugin install {pid}) or remove the entry"))
     return plugins
@@ -574,11 +574,11 @@ def _plugin_diagnostics(plugin: Plugin, settings: Settings, diags: list[Diagnost
                                 f'plugin "{plugin.id}" does not load: {why_not_loaded(plugin)}',
                                 fix=fix.get(plugin.blocked, f"Uninstall it (claude plugin uninstall {plugin.id}) or pick the plugin that replaced it")))
     if any("version list" in n for n in plugin.notes):
-        diags.append(Diagnostic("warning", "plugin-version-list", where,
+        diags.append(Diagnostic("error", "plugin-version-list", where,
                                 f'enabledPlugins["{plugin.id}"] is a version list; the plugin is off',
                                 fix=f"skilltui plugin enable {plugin.id}"))
     if any(n.startswith("Disabled in ~/.claude/settings.json") for n in plugin.notes):
-        diags.append(Diagnostic("info", "plugin-ineffective-disable", settings.paths.scope_file("user"),
+        diags.append(Diagnostic("warning", "plugin-ineffective-disable", settings.paths.scope_file("user"),
                                 f'"{plugin.id}" is disabled in user settings but {plugin.decided_by} settings enable it ({where})',
                                 fix=f"skilltui plugin disable {plugin.id} --scope {plugin.decided_by}"))
     if not plugin.enabled and plugin.decided_by != "managed" and not any("version list" in n for n in plugin.notes):
@@ -656,7 +656,7 @@ def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     for rel in _rel_paths(declared):
         path = _inside(root, rel)
         if path is None:
-            diags.append(Diagnostic("warning", "plugin-path-escapes", os.path.join(root, ".claude-plugin", "plugin.json"),
+            diags.append(Diagnostic("error", "plugin-path-escapes", os.path.join(root, ".claude-plugin", "plugin.json"),
                                     f'skills path "{rel}" leaves the plugin folder; ignored'))
         elif path not in dirs:
             dirs.append(path)
@@ -849,7 +849,7 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
                 entries = sorted(it, key=lambda e: e.name)
         except (OSError, ValueError) as exc:
             if diags is not None and not isinstance(exc, FileNotFoundError):
-                diags.append(Diagnostic("warning", "claude-dir-unreadable", d,
+                diags.append(Diagnostic("error", "claude-dir-unreadable", d,
                                         f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
                                         fix="Give your user read and execute permission on the folder"))
             continue

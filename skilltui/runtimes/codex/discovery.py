@@ -770,24 +770,24 @@ class _Config:
     exists: bool = False
 
 
-def _load_config(path: str, diags: list[Diagnostic], severity: Severity = "error") -> _Config:
+def _load_config(path: str, diags: list[Diagnostic]) -> _Config:
     cfg = _Config(path=path)
     if not os.path.isfile(path):
         return cfg
     cfg.exists = True
     raw, err = _read_capped(path)
     if raw is None:
-        diags.append(_diag(severity, "codex-config-invalid", path, f"config.toml cannot be read: {err}"))
+        diags.append(_diag("error", "codex-config-invalid", path, f"config.toml cannot be read: {err}"))
         return cfg
     try:
         cfg.text = raw.decode("utf-8")
         cfg.data = tomllib.loads(cfg.text)
     except UnicodeDecodeError:
-        diags.append(_diag(severity, "codex-config-invalid", path,
+        diags.append(_diag("error", "codex-config-invalid", path,
                            "config.toml is not valid UTF-8; Codex refuses to start with it (read here as empty)"))
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         m = re.search(r"line (\d+)", str(exc))
-        diags.append(_diag(severity, "codex-config-invalid", path,
+        diags.append(_diag("error", "codex-config-invalid", path,
                            f"config.toml does not parse ({exc}); Codex refuses to start with it (read here as empty)",
                            line=int(m.group(1)) if m else None))
     return cfg
@@ -803,7 +803,7 @@ def _root_markers(configs: list[_Config], diags: list[Diagnostic]) -> list[str]:
         return [".git"]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
-    diags.append(_diag("warning", "codex-config-invalid", source,
+    diags.append(_diag("warning", "codex-config-ignored", source,
                        "project_root_markers must be an array of strings; Codex uses the default [\".git\"]"))
     return [".git"]
 
@@ -847,7 +847,7 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
             if problem:
                 break
     if problem or not isinstance(entries, list):
-        diags.append(_diag("warning", "codex-config-invalid", cfg.path,
+        diags.append(_diag("warning", "codex-config-ignored", cfg.path,
                            f"invalid skills config: {problem}; Codex ignores every [[skills.config]] entry of this file"))
         return []
     lines = _header_lines(cfg.text)
@@ -1007,7 +1007,7 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if folder != top:
-                diags.append(_diag("warning", "codex-unreadable-folder", folder,
+                diags.append(_diag("error", "codex-unreadable-folder", folder,
                                    f"failed to read skills dir: {_os_error(exc)}; Codex skips it"))
             continue
         for entry in entries:
@@ -1033,7 +1033,7 @@ def scan_root(root: Root, diags: list[Diagnostic]) -> list[_Found]:
             except OSError:
                 continue
     if truncated:
-        diags.append(_diag("warning", "codex-scan-truncated", top,
+        diags.append(_diag("error", "codex-scan-truncated", top,
                            f"skills scan truncated after {MAX_DIRS_PER_ROOT} directories; Codex finds nothing beyond"))
     _warn_too_deep(root, deeper, follow, diags)
     return found
@@ -1063,7 +1063,7 @@ def _warn_too_deep(root: Root, deeper: list[tuple[str, int]], follow: bool, diag
                 if entry.is_dir(follow_symlinks=follow) and depth < MAX_SCAN_DEPTH + TOO_DEEP_EXTRA_LEVELS:
                     queue.append((os.path.join(real, entry.name), depth + 1))
                 elif entry.name == SKILLS_FILENAME and entry.is_file(follow_symlinks=False):
-                    diags.append(_diag("warning", "codex-too-deep", os.path.join(real, entry.name),
+                    diags.append(_diag("error", "codex-too-deep", os.path.join(real, entry.name),
                                        f"SKILL.md is {depth} folder levels below {root.canonical}; Codex scans "
                                        f"{MAX_SCAN_DEPTH} levels and does not find it"))
             except OSError:
@@ -1199,7 +1199,7 @@ def discover(opts: Options) -> Catalog:
     catalog = Catalog(runtime=NAME, runtime_version=VERSION, cwd=opts.cwd, home=opts.home)
     codex_home = _codex_home(opts, home, diags)
     user_cfg = _load_config(os.path.join(codex_home, "config.toml"), diags)
-    system_cfg = _load_config(os.path.join(SYSTEM_CONFIG_DIR, "config.toml"), diags, severity="warning")
+    system_cfg = _load_config(os.path.join(SYSTEM_CONFIG_DIR, "config.toml"), diags)
     markers = _root_markers([system_cfg, user_cfg], diags)
     roots, proj = skill_roots(cwd, home, codex_home, markers)
 
@@ -1312,7 +1312,7 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
                                    line=s.extra.get("name_line")))
     for s in valid:
         if s.description is not None and len(s.description) > MAX_DESCRIPTION_LEN:
-            diags.append(_diag("info", "codex-description-long", s.path,
+            diags.append(_diag("warning", "codex-description-long", s.path,
                                f"description is {len(s.description)} characters; the prompt shows the first "
                                f"{MAX_DESCRIPTION_LEN - 3} and '...' ({len(cut_description(s.description))} in all)",
                                line=s.extra.get("description_line")))

@@ -104,7 +104,7 @@ def _too_deep(folder: str, diags: list[Diagnostic]) -> None:
     for sub in subs[:200]:
         deep = os.path.join(folder, sub, SKILL_FILE)
         if _is_file(deep):
-            diags.append(_diag("warning", "gemini-too-deep", deep,
+            diags.append(_diag("error", "gemini-too-deep", deep,
                                "not found by Gemini CLI: it reads SKILL.md only one folder below a skills root",
                                fix=f"Move {sub!r} up one level, directly under the skills root"))
 
@@ -168,13 +168,13 @@ def discover(opts: Options) -> Catalog:
     exts = gsettings.extensions(st.paths)
     for e in exts:
         if e.problem:
-            diags.append(_diag("warning", "gemini-extension-skipped", e.folder,
+            diags.append(_diag("error", "gemini-extension-skipped", e.folder,
                                f"Warning: Skipping extension in {e.folder}: {e.problem}",
                                fix="Give gemini-extension.json a \"name\" (letters, digits, -) and a \"version\""))
     all_roots = roots(st, exts)
     catalog.extra.update({"trust": st.trust, "roots": all_roots, "extensions": exts, "settings_notes": list(st.notes)})
     for note in st.notes:
-        diags.append(_diag("warning", "gemini-system-settings-skipped", None, note))
+        diags.append(_diag("error", "gemini-system-settings-skipped", None, note))
     if st.fatal:
         diags.append(_diag("error", "gemini-settings-invalid", None, st.fatal,
                            fix="Fix the file: Gemini CLI exits with status 52 and does not start"))
@@ -203,7 +203,7 @@ def discover(opts: Options) -> Catalog:
             old = winners.get(skill.name)
             if old is not None:
                 if old.root == skill.root and old.path != skill.path:
-                    diags.append(_diag("info", "gemini-order-race", skill.path, (
+                    diags.append(_diag("warning", "gemini-order-race", skill.path, (
                         f"{skill.name!r} is defined twice in {root.path}: Gemini CLI's glob usually returns sub-folders "
                         f"in descending name order, so {skill.path} wins, but the order follows which file system "
                         "call completes first and can differ between runs"), fix="Give each skill its own name"))
@@ -225,7 +225,7 @@ def _frontmatter_notes(skill: Skill, parsed: gfm.GeminiFrontmatter | None, diags
                            f"comments kept): name {parsed.name!r}, description {gfm.js_trim(parsed.description or '')[:80]!r}",
                            fix="Make the frontmatter valid YAML with string name and description"))
     if parsed.raw_name != parsed.name:
-        diags.append(_diag("info", "gemini-name-sanitized", skill.path,
+        diags.append(_diag("warning", "gemini-name-sanitized", skill.path,
                            f"name {parsed.raw_name!r} is offered as {parsed.name!r} (: \\ / < > * ? \" | become -)"))
     if "\n\n\n" in (skill.description or ""):
         diags.append(_diag("info", "gemini-prompt-blank-lines", skill.path,

@@ -208,7 +208,7 @@ class _Ctx:
             profile = ""
         if profile and (not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,63}", profile) or profile.endswith(".")
                         or re.fullmatch(r"(?i)(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?", profile)):
-            self.diags.append(Diagnostic("warning", "omp-profile-invalid", None,
+            self.diags.append(Diagnostic("error", "omp-profile-invalid", None,
                                          f'Invalid OMP profile "{profile_raw}": omp refuses it; skilltui uses the '
                                          f"default profile"))
             profile = ""
@@ -268,7 +268,7 @@ def _scan(ctx: _Ctx, dir_path: str, provider: str, level: str, *, include_self: 
             return []
         msg = f"Failed to read skills directory: {dir_path} ({_js_error(exc, 'scandir', io_dir)})"
         warnings.append(msg)
-        ctx.diags.append(Diagnostic("warning", "omp-read-failed", dir_path, msg))
+        ctx.diags.append(Diagnostic("error", "omp-read-failed", dir_path, msg))
         return []
     entries.sort(key=lambda e: e.name.encode("utf-16-be", "surrogatepass"))
     candidates: list[tuple[str, str]] = []  # (SKILL.md as omp spells it, folder name used as fallback name)
@@ -283,7 +283,7 @@ def _scan(ctx: _Ctx, dir_path: str, provider: str, level: str, *, include_self: 
             continue
         if re.search("[\udc80-\udcff]", name):
             # Node decodes folder names as UTF-8 (lossily): omp then asks for a path that does not exist.
-            ctx.diags.append(Diagnostic("warning", "omp-undecodable-name", os.path.join(io_dir, name),
+            ctx.diags.append(Diagnostic("error", "omp-undecodable-name", os.path.join(io_dir, name),
                                         "folder name is not valid UTF-8: omp cannot open it and finds no skill here"))
             continue
         if name.startswith("."):
@@ -293,7 +293,7 @@ def _scan(ctx: _Ctx, dir_path: str, provider: str, level: str, *, include_self: 
             continue
         if not (is_dir or is_link):
             if name == "SKILL.md" and not include_self:
-                ctx.diags.append(Diagnostic("info", "omp-loose-skill-file", os.path.join(io_dir, name),
+                ctx.diags.append(Diagnostic("error", "omp-loose-skill-file", os.path.join(io_dir, name),
                                             "a SKILL.md directly in a skills folder is not a skill for omp "
                                             "(it wants <folder>/<skill>/SKILL.md)"))
             continue
@@ -301,7 +301,7 @@ def _scan(ctx: _Ctx, dir_path: str, provider: str, level: str, *, include_self: 
         if is_dir and not is_link:
             _nested(ctx, os.path.join(io_dir, name), depth=1)
         elif is_link and not os.path.exists(os.path.join(io_dir, name)):
-            ctx.diags.append(Diagnostic("warning", "omp-dangling-link", os.path.join(io_dir, name),
+            ctx.diags.append(Diagnostic("error", "omp-dangling-link", os.path.join(io_dir, name),
                                         "symbolic link to a missing target: omp finds no skill here"))
     items: list[_Cand] = []
     for skill_path, folder in candidates:
@@ -344,7 +344,7 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
         return ctx.new_row(name, skill_path, io_path, root, provider, level, fm=fm,
                            plugin=plugin.id if plugin else None, plugin_root=plugin.path if plugin else contain_root)
 
-    def invalid(reason: str, code: str, severity: Severity = "warning", status: StatusValue = INVALID) -> _Cand:
+    def invalid(reason: str, code: str, severity: Severity = "error", status: StatusValue = INVALID) -> _Cand:
         cand = new_row(name_prefix + folder)
         cand.status, cand.reason = status, reason
         ctx.diags.append(Diagnostic(severity, code, skill_path, reason))
@@ -372,13 +372,13 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
         ctx.diags.append(Diagnostic("warning", "omp-invalid-utf8", skill_path,
                                     "SKILL.md is not valid UTF-8: invalid bytes read as U+FFFD, as omp (Bun) does"))
     if (text[1:] if text.startswith("\ufeff") else text) == "":
-        return invalid("SKILL.md is empty; omp skips it silently", "omp-empty-skill", "info")
+        return invalid("SKILL.md is empty; omp skips it silently", "omp-empty-skill")
     try:
         fm = parse_omp_frontmatter(text)
     except Exception as exc:  # never raise on a stranger's file
         fm = Frontmatter(data={}, body=text, status="invalid", error=f"{exc.__class__.__name__}")
     if fm.status == "invalid":
-        ctx.diags.append(Diagnostic("info", "omp-frontmatter-fallback", skill_path,
+        ctx.diags.append(Diagnostic("warning", "omp-frontmatter-fallback", skill_path,
                                     f"frontmatter is not valid YAML ({fm.error}); omp falls back to reading "
                                     f"`key: value` lines", line=fm.error_line))
     data = fm.data
@@ -398,7 +398,7 @@ def _load(ctx: _Ctx, skill_path: str, folder: str, root: str, provider: str, lev
                  "omp-plugins": "extension packages", "omp-managed": "managed skills"}[provider]
         cand.status = INVALID
         cand.reason = f"no description: omp skips a SKILL.md without one in {where}, silently"
-        ctx.diags.append(Diagnostic("warning", "omp-description-missing", skill_path, cand.reason))
+        ctx.diags.append(Diagnostic("error", "omp-description-missing", skill_path, cand.reason))
         return cand
     if ctx.rules == "18":
         cand.hide = data.get("hide") is True or data.get("disableModelInvocation") is True

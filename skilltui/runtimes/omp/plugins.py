@@ -157,7 +157,7 @@ def claude_enabled_overrides(claude_cfg: str, project_dirs: list[str], diags: li
     for path in candidates:
         data, present = _read_json_file(path)
         if present and data is None:
-            diags.append(Diagnostic("warning", "omp-settings-invalid", path,
+            diags.append(Diagnostic("error", "omp-settings-invalid", path,
                                     "not valid JSON; omp reads no enabledPlugins from it"))
         if not isinstance(data, dict):
             continue
@@ -198,7 +198,7 @@ def list_claude_plugin_roots(rules: str, home: str, cwd: str, claude_cfg: str, o
             return []
         if plugins is None:
             warnings.append(f"Failed to parse {label}: {registry_path}")
-            diags.append(Diagnostic("warning", "omp-plugin-registry-invalid", registry_path,
+            diags.append(Diagnostic("error", "omp-plugin-registry-invalid", registry_path,
                                     f"Failed to parse {label}: omp loads no plugin from it"))
             return None
         out: list[tuple[str, str, str, list[object]]] = []

@@ -285,11 +285,11 @@ def _read_json(path: str, diags: list[Diagnostic]) -> Layer | None:
     try:
         parsed = fsio.json_loads(ft.text)
     except (ValueError, RecursionError) as exc:
-        diags.append(Diagnostic("warning", "omp-settings-invalid", path,
+        diags.append(Diagnostic("error", "omp-settings-invalid", path,
                                 f"not valid JSON ({exc.__class__.__name__}); omp ignores this file"))
         return None
     if not isinstance(parsed, dict):
-        diags.append(Diagnostic("warning", "omp-settings-invalid", path, "not a JSON object; omp ignores this file"))
+        diags.append(Diagnostic("error", "omp-settings-invalid", path, "not a JSON object; omp ignores this file"))
         return None
     return parsed
 
@@ -363,8 +363,9 @@ def validate(settings: OmpSettings, diags: list[Diagnostic]) -> None:
         value = settings.raw(key)
         if not isinstance(value, list):
             diags.append(Diagnostic("warning", "omp-settings-type", where,
-                                    f"{key} should be a list, found {type(value).__name__}; omp would fail on it "
-                                    f"(skilltui treats it as empty)"))
+                                    f"{key} should be a list, found {type(value).__name__}; omp 18.3.4 still starts "
+                                    f"and does not use it (oracle); skilltui treats it as empty"))
         elif key != "disabledProviders" and any(not isinstance(v, str) for v in value):
-            diags.append(Diagnostic("warning", "omp-settings-type", where,
-                                    f"{key} holds entries that are not strings; skilltui ignores them"))
+            diags.append(Diagnostic("error", "omp-settings-entry-type", where,
+                                    f"{key} holds entries that are not strings; omp 18.3.4 stops with an error on "
+                                    f"them (oracle: `skill list` exits 1) and loads no skill; skilltui ignores them"))

@@ -1,0 +1,92 @@
+"""The command line spreads the doctor's skill pass over forked processes (`doctor.run(..., workers=N)`): the findings
+must be exactly those of one process, in the same order, and a child that fails leaves its part to the parent."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from skilltui import doctor
+from skilltui.checks import invisible
+from skilltui.model import Options
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel pass needs os.fork")
+
+BODIES = [
+    "---\nname: {n}\ndescription: Tool {i}.\n---\nSee [ref](refs/{i}.md).\n",
+    "---\nname: {n}\ndescription: Tool {i}: use it for x.\n---\nPlain text.\n",
+    "---\nname: {n}\ndescription: Tool {i}.\nmetadata:\n  tags: [a, b]\n---\nBody.\n",
+    "---\nname: other-{i}\ndescription: Tool\u200b {i}.\n---\nZero\u200bwidth and [gone](../../x.md).\n",
+    "---\nname: {n}\ndescription: >\n  folded {i}\n---\n```\nhandlers[key](payload)\n```\n",
+    "no frontmatter {i}\n",
+]
+
+
+def _home(tmp_path, skills: int) -> Options:
+    root = tmp_path / "home/.claude/skills"
+    for i in range(skills):
+        name = f"tool-{i:04d}"
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(BODIES[i % len(BODIES)].format(n=name, i=i))
+    (tmp_path / "proj").mkdir()
+    return Options(cwd=str(tmp_path / "proj"), home=str(tmp_path / "home"), managed_dir=str(tmp_path / "managed"),
+                   env={"HOME": str(tmp_path / "home")})
+
+
+def _json(found):
+    return [d.to_json() for d in found]
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    monkeypatch.setattr(doctor, "PARALLEL_MIN", 5)  # a small tree is cut in parts too
+
+
+def test_parallel_findings_equal_one_process(tmp_path, small_parts):
+    opts = _home(tmp_path, 41)
+    one = doctor.run(opts, ("claude",))
+    codes = doctor.counts(one)
+    for code in ("skill-link-broken", "skill-link-escapes", "spec-yaml-invalid", "spec-name-dir-mismatch",
+                 "invisible-characters", "spec-no-frontmatter"):  # every lens of the pass has findings to merge
+        assert codes.get(code, 0) >= 6, code
+    for workers in (2, 3, 8):
+        assert _json(doctor.run(opts, ("claude",), workers=workers)) == _json(one)
+
+
+def test_every_runtime_in_parallel(tmp_path, small_parts):
+    opts = _home(tmp_path, 30)
+    runtimes = ("claude", "codex", "omp", "gemini")
+    assert _json(doctor.run(opts, runtimes, workers=2)) == _json(doctor.run(opts, runtimes))
+
+
+def test_a_failed_child_leaves_its_part_to_the_parent(tmp_path, small_parts, monkeypatch):
+    opts = _home(tmp_path, 24)
+    one = _json(doctor.run(opts, ("claude",)))
+    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items: None)  # no child could start
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items: lambda: None)  # the child died
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+
+
+def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypatch):
+    opts = _home(tmp_path, 24)
+    real = invisible.body_findings
+
+    def flaky(catalog, s, body):
+        if s.name.endswith(("3", "7")):
+            raise RuntimeError(f"boom {s.name}")
+        return real(catalog, s, body)
+
+    monkeypatch.setattr(invisible, "body_findings", flaky)  # the forked children inherit it
+    one = _json(doctor.run(opts, ("claude",)))
+    failed = [d for d in one if d["code"] == "doctor-check-failed"]
+    assert len(failed) == 1 and "other skills" in failed[0]["message"]
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+
+
+def test_children_are_reaped(tmp_path, small_parts):
+    opts = _home(tmp_path, 20)
+    doctor.run(opts, ("claude",), workers=4)
+    with pytest.raises(ChildProcessError):  # no child left behind, finished or not
+        os.waitpid(-1, os.WNOHANG)
