@@ -774,7 +774,7 @@ def walk_plugin_commands(top: str, prefix: str, claimed: set[str], diags: list[D
                 entries = list(it)
         except (OSError, ValueError) as exc:
             if diags is not None and not isinstance(exc, FileNotFoundError):
-                diags.append(Diagnostic("warning", "claude-dir-unreadable", d,
+                diags.append(Diagnostic("error", "claude-dir-unreadable", d,
                                         f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
                                         fix="Give your user read and execute permission on the folder"))
             continue
