@@ -30,7 +30,7 @@ def make_skills(n: int, seed: int = 1) -> list[Skill]:
         desc = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 300)))
         wtu = "when " + rnd.choice(WORDS) if rnd.random() < 0.3 else None
         skills.append(Skill(f"skill-{i:04d}", "user", "", "", description=desc, when_to_use=wtu))
-    skills += [Skill(e.name, e.source, "", "", extra={"shipped": True}) for e in SHIPPED["2.1.332"]]
+    skills += [Skill(e.name, e.source, "", "", shipped=True) for e in SHIPPED["2.1.332"]]
     return skills
 
 

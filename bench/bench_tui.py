@@ -4,6 +4,10 @@ Run: python bench/bench_tui.py [--runs 3 --size 120x40 --dir DIR]
 (not a test; needs tmux; prints medians against issue 14's targets: first paint <= 0.5 s, first rows <= 1.0 s, any
 screen's first visit <= 0.3 s, peak memory <= 120 MB). Times are read by polling the pane every 5 ms, so each figure
 is late by up to that much plus tmux's own latency.
+
+Beside each wall time it prints the app's own CPU time (user + system of its process, all threads, from /proc): from
+process start for paint and rows, and spent during the visit for a screen. Wall times move with the machine's load;
+the CPU figures much less, so compare those between runs taken at different loads.
 """
 
 from __future__ import annotations
@@ -50,6 +54,26 @@ def wait_for(session: str, text: str | tuple[str, ...], start: float, timeout: f
         time.sleep(0.005)
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU time of process `pid` so far (all its threads), or NaN if it cannot be read."""
+    if pid is None:
+        return float("nan")
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def app_pid(session: str) -> int | None:
+    """The app's process: the pane's command execs into it."""
+    try:
+        return int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+    except ValueError:
+        return None
+
+
 def peak_mb(pid: int) -> float | None:
     """VmHWM of the python process under the pane's shell (the app)."""
     try:
@@ -76,16 +100,21 @@ def run_once(root: str, size: tuple[int, int], n: int) -> dict[str, float]:
     start = time.perf_counter()
     tmux("new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), command)
     try:
-        out = {"first paint": wait_for(session, "1 Skills", start), "first rows": wait_for(session, "listed of", start)}
-        pane_pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+        pid = app_pid(session)
+        out = {"first paint": wait_for(session, "1 Skills", start)}
+        out["first paint CPU"] = cpu_seconds(pid)
+        out["first rows"] = wait_for(session, "listed of", start)
+        out["first rows CPU"] = cpu_seconds(pid)
         for key, name, marker, leave in SCREENS:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_seconds(pid)
             tmux("send-keys", "-t", session, key)
             out[f"visit {name}"] = wait_for(session, marker, t0)
+            out[f"visit {name} CPU"] = cpu_seconds(pid) - c0
             if leave:
                 tmux("send-keys", "-t", session, leave)
                 time.sleep(0.3)
-        out["peak MB"] = peak_mb(pane_pid) or float("nan")
+        out["peak MB"] = peak_mb(pid) if pid is not None else None
+        out["peak MB"] = out["peak MB"] or float("nan")
         tmux("send-keys", "-t", session, "q")
         return out
     finally:
@@ -112,10 +141,17 @@ def main() -> int:
     # the first run starts with no cached answer (unless --dir reuses a tree); later runs may use it
     print("  (figure: median of all runs; in brackets the first run's)")
     for key in runs[0]:
+        if key.endswith(" CPU"):
+            continue
         value = statistics.median(r[key] for r in runs)
         first = runs[0][key]
         target = TARGETS.get("screen visit" if key.startswith("visit") else key)
-        if key == "peak MB":
+        cpu = runs[0].get(f"{key} CPU")
+        if cpu is not None:  # the app's CPU time: from process start (paint, rows) or during the visit
+            cpu_median = statistics.median(r[f"{key} CPU"] for r in runs)
+            print(f"  {key:<18} {value:7.3f} s [{first:5.3f} s] target {target} s  "
+                  f"{'ok' if value <= target else 'MISSED'}   CPU {cpu_median:5.2f} s [{cpu:4.2f} s]")
+        elif key == "peak MB":
             print(f"  {key:<18} {value:7.0f}   [{first:5.0f}  ]  target 120  {'ok' if value <= 120 else 'MISSED'}")
         else:
             print(f"  {key:<18} {value:7.3f} s [{first:5.3f} s] target {target} s  {'ok' if value <= target else 'MISSED'}")

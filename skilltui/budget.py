@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from skilltui.model import Catalog, Options
-from skilltui.runtimes import PromptText
+from skilltui.runtimes import ModelTexts, PromptText
 from skilltui.runtimes.claude import listing
 from skilltui.runtimes.claude.settings import Settings as ClaudeSettings
 from skilltui.runtimes.claude.settings import of as settings_of
@@ -132,10 +132,10 @@ def run(opts: Options, *, context_window: int | None = None, model: str | None =
         chars_per_token: float | None = None, fraction: float | None = None, budget: int | None = None,
         usage_path: str | None = None, now: str | None = None,
         catalog: Catalog | None = None) -> BudgetView | PromptView:
-    from skilltui.runtimes import discover
+    from skilltui.runtimes import discover, get
 
     catalog = catalog or discover(opts)
-    if opts.runtime != "claude":
+    if not get(catalog.runtime).listing_budget:
         return other_runtime(catalog, context_window=context_window, model=model)
     from skilltui.whatif import listing_under
 
@@ -144,6 +144,18 @@ def run(opts: Options, *, context_window: int | None = None, model: str | None =
                                    model=choice.model if choice else None, context_window=context_window,
                                    chars_per_token=chars_per_token, fraction=fraction, budget=budget)
     return BudgetView(catalog, params, result, choice)
+
+
+def model_texts(prepared: listing.Prepared) -> ModelTexts:
+    """Each listed entry's text after its `- label: ` prefix, as the listing rows hold it; None: shipped text."""
+    by_name: dict[str, str | None] = {}
+    for e in prepared.entries:
+        prefix = f"- {e.label}: "
+        if e.full_row is None:
+            by_name[e.name] = None
+        else:
+            by_name[e.name] = e.full_row[len(prefix):] if e.full_row.startswith(prefix) else e.full_row
+    return ModelTexts(by_name=by_name)
 
 
 @dataclass
@@ -184,15 +196,3 @@ def claude_prompt(catalog: Catalog, context_window: int | None = None) -> Budget
     params = params_for(catalog, Options(cwd=catalog.cwd, home=catalog.home), context_window=context_window)
     return BudgetView(catalog, params, listing.simulate_prepared(prepared_for(catalog), params.budget))
 
-
-@dataclass
-class OmpPrompt:
-    """oh-my-pi lists every skill in full and has no budget: the text is the whole story."""
-
-    catalog: Catalog
-    text: str
-
-    def to_json(self) -> dict[str, object]:
-        rules = self.catalog.extra.get("omp_rules", "18")
-        return {"rules": rules, "budget": None, "over_budget": False, "text": self.text,
-                "entries": [{"name": s.name, "source": s.source, "state": "full"} for s in self.catalog.listed()]}

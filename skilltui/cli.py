@@ -292,11 +292,12 @@ def _discover(opts: Options) -> Catalog:
 
 
 def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict[str, object]:
-    data = catalog.to_json(include_all=include_all)
-    if catalog.runtime == "claude":  # the model the listing is simulated for (spec/claude-code.md §8.0)
-        from skilltui.budget import default_model
+    from skilltui.runtimes import get
 
-        data.update(default_model(catalog, opts).to_json())
+    data = catalog.to_json(include_all=include_all)
+    choice = get(catalog.runtime).listing_model(catalog, opts)  # Claude Code: spec/claude-code.md §8.0
+    if choice is not None:
+        data.update(choice.to_json())
     return data
 
 
@@ -527,10 +528,13 @@ def cmd_budget(args: argparse.Namespace, opts: Options) -> int:
 
 
 def cmd_touch(args: argparse.Namespace, opts: Options) -> int:
+    from skilltui.runtimes import get
     from skilltui.touch_view import TouchRequest, run_touch
 
-    if opts.runtime != "claude":
-        raise CliError("touch simulates Claude Code's later listings; other runtimes list every skill up front")
+    runtime = get(opts.runtime)
+    if not runtime.lists_on_touch:
+        raise CliError(f"touch simulates the listings that reading a file adds; {runtime.label} lists every skill "
+                       "up front")
     if not args.paths and args.git is None:
         raise CliError("give files, folders or globs to touch, or --git")
     try:

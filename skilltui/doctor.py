@@ -42,7 +42,7 @@ def _wants_links(s: Skill) -> bool:
 def _wants_conformance(s: Skill) -> bool:
     # shipped entries (Codex's system skills before Codex writes them) have no file to check
     return s.kind == "skill" and bool(s.skill_dir) and bool(s.path) and s.status in (LISTED, HIDDEN) \
-        and not s.extra.get("shipped")
+        and not s.shipped
 
 
 def skill_link_findings(catalog: Catalog, s: Skill, body: str) -> list[Diagnostic]:
@@ -230,12 +230,12 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
         return []
     r = view.result
     return [Diagnostic(
-        "warning", "claude-listing-over-budget", None,
+        "warning", f"{catalog.runtime}-listing-over-budget", None,
         f"the listing is {r.total_full} columns, over the {r.budget}-column budget of "
         f"{view.model.why if view.model else 'the default window'}; "
         f"{len(lost)} entries are listed by name only: {', '.join(lost[:20])}{' …' if len(lost) > 20 else ''}",
         fix="Turn skills off with `skilltui skill set NAME off`, disable unused plugins, or raise skillListingBudgetFraction",
-        runtime="claude")]
+        runtime=catalog.runtime)]
 
 
 def usable_cpus() -> int:
@@ -272,11 +272,13 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
         found += bodies.results()
-        explain = getattr(get(runtime), "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
+        rt = get(runtime)
+        explain = getattr(rt, "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
-        if runtime == "claude":
+        if rt.listing_budget:
             _guard(found, "the budget check", None, budget_findings, catalog, o)
+        if rt.toggles_plugins:
             # the plugin check reads plugin files as Claude Code does: the catalog has already parsed them
             parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
             for p in catalog.plugins:
@@ -285,8 +287,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                     _guard(found, "the plugin consistency check", p.root, _check_plugin, p.root, guide, parsed)
     found += conformance_.results()
     if catalogs:
-        paths = catalogs[0].extra.get("paths")
-        project = getattr(paths, "git_root", None) or opts.cwd
+        project = catalogs[0].facts.git_root or opts.cwd
         env = opts.env
         _guard(found, "the delivery check", project,
                lambda: delivery.check_delivery(project, opts.home, managed_dir=opts.managed_dir, env=env,

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeAlias
 
 from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
 from skilltui.findings import Severity as Severity
 from skilltui.findings import severity_of
+
+# A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
+JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 
 
 class Status(StrEnum):
@@ -118,6 +121,13 @@ class Frontmatter:
         return self.body
 
 
+class SkillFacts:
+    """A runtime's own facts about one skill (parser state, file identity, policy). Each runtime subclasses it
+    (runtimes/<name>/) and reads its own back through a typed accessor; views and `list --json` never read them."""
+
+    __slots__ = ()
+
+
 @dataclass
 class Skill:
     """One entry file found by a runtime, with its fate in that runtime's listing."""
@@ -140,7 +150,9 @@ class Skill:
     frontmatter: Frontmatter | None = None
     override: str | None = None  # skillOverrides value that applies, if any
     scoped_suffix: str | None = None  # Claude add-dir scoped extra: text appended to the description
-    extra: dict[str, Any] = field(default_factory=dict)  # runtime-specific facts (paths patterns, policy, ...)
+    shipped: bool = False  # its text ships inside the runtime: no file on disk holds it
+    paths: list[str] | None = None  # the `paths` patterns that make it conditional, as the runtime reads them
+    facts: SkillFacts | None = None  # the runtime's subclass, when it keeps facts about this skill
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -157,15 +169,14 @@ class Skill:
             "shadowed_by": self.shadowed_by,
             "order": self.order,
         }
-        # Exactly the keys docs/json.md documents; runtime facts in `extra` (file ids, parser state) stay internal.
-        out["shipped"] = bool(self.extra.get("shipped"))
+        # Exactly the keys docs/json.md documents; runtime facts (file ids, parser state) stay internal.
+        out["shipped"] = self.shipped
         if self.display_name is not None:
             out["display_name"] = self.display_name
         if self.override is not None:
             out["override"] = self.override
-        paths = self.extra.get("paths")
-        if paths:  # the `paths` patterns that make a skill conditional, as the runtime reads them
-            out["paths"] = list(paths)
+        if self.paths:
+            out["paths"] = list(self.paths)
         return out
 
 
@@ -255,6 +266,17 @@ class Plugin:
 
 
 @dataclass
+class CatalogFacts:
+    """What a discovery found beyond its rows, typed. The fields here are the ones views read; each runtime subclasses
+    it with its own facts (runtimes/<name>/) and reads them back through its own typed accessor."""
+
+    notice: str | None = None  # the runtime's word on what it did not read (Gemini CLI: an untrusted workspace)
+    project_root: str | None = None  # the project's root as the runtime finds it: paths are shown relative to it
+    git_root: str | None = None  # the git work tree's root, when the runtime looks for one (the doctor's project)
+    watch: list[str] = field(default_factory=list)  # folders where a new skills root would change the catalog
+
+
+@dataclass
 class Catalog:
     """Everything one discovery run found: the single source every view reads."""
 
@@ -266,7 +288,7 @@ class Catalog:
     plugins: list[Plugin] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     settings: object = None  # the runtime's merged settings; runtimes narrow it (claude.settings.of(catalog))
-    extra: dict[str, object] = field(default_factory=dict)  # runtime facts for views; each reader narrows
+    facts: CatalogFacts = field(default_factory=CatalogFacts)  # a runtime's subclass; views read only the base fields
 
     def listed(self) -> list[Skill]:
         return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order or 0)

@@ -99,14 +99,15 @@ def skill_details(catalog: Catalog, skill: Skill) -> dict[str, Any]:
 
 def every_runtime(opts: Options, name: str) -> list[RuntimePick]:
     """For one skill name: which copy each runtime picks, from where, and which copies it ignores and why."""
-    from skilltui.runtimes import RUNTIMES, discover
+    from skilltui.runtimes import RUNTIMES, get
 
     rows: list[RuntimePick] = []
     for runtime in RUNTIMES:
         o = copy.copy(opts)
         o.runtime = runtime
-        catalog = discover(o)
-        copies = [s for s in catalog.skills if s.name == name or (s.display_name == name and runtime != "claude")]
+        rt = get(runtime)
+        catalog = rt.discover(o)
+        copies = [s for s in catalog.skills if s.name == name or (rt.display_names_find and s.display_name == name)]
         rows.append({
             "runtime": catalog.runtime,
             "runtime_version": catalog.runtime_version,

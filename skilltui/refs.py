@@ -9,7 +9,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -301,8 +301,11 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: s
         if link.startswith("skill://"):
             continue
         known = resolved.get(link)
-        ref = replace(known, line=line) if known is not None else resolve_relative(link, skill_dir, real_dir)
-        ref.line = line
+        if known is not None:  # a copy: one target may be linked on several lines
+            ref = Ref(known.link, known.resolved, known.exists, known.inside_skill_dir, line, known.problem)
+        else:
+            ref = resolve_relative(link, skill_dir, real_dir)
+            ref.line = line
         if not ref.exists:
             out.append(ref)
     return out

@@ -99,9 +99,9 @@ def _env(tree: Tree, root: Path) -> dict[str, str]:
 # ---------------------------------------------------------------- normalised outputs
 def _codex_row(s) -> dict:
     row = {"name": s.name, "description": s.description, "path": s.path, "scope": s.source,
-           "enabled": s.extra["enabled"]}
-    if s.extra.get("short_description") is not None:
-        row["shortDescription"] = s.extra["short_description"]
+           "enabled": s.facts.enabled}
+    if s.facts.short_description is not None:
+        row["shortDescription"] = s.facts.short_description
     return row
 
 
@@ -162,7 +162,7 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
         cat = discovery.discover(opts)
         return {"skills": [_codex_row(s) for s in cat.skills if s.status != INVALID],
                 "errors": [{"path": s.path, "message": s.reason} for s in cat.skills if s.status == INVALID],
-                "prompt_text": cat.extra["prompt"].text or None}
+                "prompt_text": cat.facts.prompt.text or None}
     if tree.runtime == "omp":
         from skilltui.runtimes.omp import discovery
 

@@ -182,7 +182,7 @@ def test_json_is_compact_unless_pretty(demo, capsys):
 
 
 def test_list_json_has_no_internal_keys(demo, capsys):
-    """Skill.extra (e.g. the machine-specific file_id) never reaches the JSON: exactly the documented keys."""
+    """Skill.facts (e.g. the machine-specific file_id) never reaches the JSON: exactly the documented keys."""
     _, out, _ = run(capsys, "--demo", "list", "--all", "--json")
     documented = {"name", "label", "description", "when_to_use", "source", "root", "path", "plugin", "status",
                   "reason", "shadowed_by", "order", "shipped"}

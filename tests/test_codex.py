@@ -73,13 +73,13 @@ def ws(tmp_path):
 
 # ================================================================ golden: codex-skills-list
 def _golden_row(s: Skill) -> dict:
-    row = {"name": s.name, "scope": s.source, "enabled": s.extra["enabled"], "path": s.path}
+    row = {"name": s.name, "scope": s.source, "enabled": s.facts.enabled, "path": s.path}
     if s.description is not None:
         row["description"] = s.description
-    if s.extra.get("short_description") is not None:
-        row["shortDescription"] = s.extra["short_description"]
-    if s.extra.get("interface"):
-        row["interface"] = s.extra["interface"]
+    if s.facts.short_description is not None:
+        row["shortDescription"] = s.facts.short_description
+    if s.facts.interface:
+        row["interface"] = s.facts.interface
     return row
 
 
@@ -107,7 +107,7 @@ def test_golden_codex_skills_list(golden, run_id, tmp_path):
             assert any(d.path == err["path"] and d.message == err["message"] and d.severity == "error"
                        for d in catalog.diagnostics)
     else:
-        prompt = catalog.extra["prompt"]
+        prompt = catalog.facts.prompt
         assert [{"alias": a, "path": p} for a, p in prompt.roots] == want["roots"]
         got = [(e.name, e.shipped, e.line) for e in prompt.included()]
         assert got == [(e["name"], e["system"], e["line"]) for e in want["entries"]]
@@ -200,7 +200,7 @@ def test_vectors_scan_and_validation(tmp_path):
     assert paths[str(agents / "badyaml/SKILL.md")].description == "[unclosed"
     assert paths[str(agents / "multi/SKILL.md")].description == "line one line two"
     assert paths[str(agents / "crlf/SKILL.md")].description == "crlf line endings"
-    assert paths[str(agents / "Bad_Name/SKILL.md")].extra["short_description"] == "short desc here"
+    assert paths[str(agents / "Bad_Name/SKILL.md")].facts.short_description == "short desc here"
     longdesc = paths[str(agents / "longdesc/SKILL.md")]
     assert longdesc.description == "d" * 1025 and c["codex-description-long"] == 1
 
@@ -210,15 +210,15 @@ def test_vectors_enablement_and_prompt(tmp_path):
     cwd, home = vector_tree(root)
     cat = discover(cwd, home)
     dup = [s for s in cat.skills if s.name == "dupname"]
-    assert len(dup) == 3 and all(s.status == DISABLED and s.extra["enabled"] is False for s in dup)
+    assert len(dup) == 3 and all(s.status == DISABLED and s.facts.enabled is False for s in dup)
     assert c_dup(cat) == 3
     repo_root = [s for s in cat.skills if s.name == "repo-root"]
     assert len(repo_root) == 1 and repo_root[0].status == DISABLED  # the symlink added no row
     noimp = next(s for s in cat.skills if s.name == "noimplicit")
-    assert noimp.status == HIDDEN and noimp.extra["enabled"] is True
-    assert noimp.extra["interface"] == {"displayName": "No Implicit"}
+    assert noimp.status == HIDDEN and noimp.facts.enabled is True
+    assert noimp.facts.interface == {"displayName": "No Implicit"}
     assert codes(cat)["codex-implicit-off"] == 1
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     lines = {e.name: e.line for e in prompt.included()}
     assert "dupname" not in lines and "repo-root" not in lines and "noimplicit" not in lines
     assert lines["longdesc"] == f"- longdesc: {'d' * 1021}... (file: r3/longdesc/SKILL.md)"
@@ -247,7 +247,7 @@ def test_vector_codex_home_replaces_dot_codex(tmp_path):
     assert "codex-home-skill" not in names(cat) and "deep-skill" not in names(cat)
     alt = next(s for s in cat.skills if s.name == "alt-skill")
     assert alt.source == "user" and alt.status == LISTED
-    assert all(s.extra["enabled"] for s in cat.skills if s.status != INVALID)  # ~/.codex/config.toml not read
+    assert all(s.facts.enabled for s in cat.skills if s.status != INVALID)  # ~/.codex/config.toml not read
     system = [s for s in cat.skills if s.source == "system"]
     assert [s.path for s in system] == [str(root / "altcodex/skills/.system" / n / "SKILL.md") for n in SYSTEM_NAMES]
 
@@ -270,7 +270,7 @@ def test_roots_order_scopes_and_project_boundary(ws):
     assert "codex-root" not in scope  # `.codex/skills` counts at the cwd only (oracle, 2026-12-03)
     assert scope == {**scope, "at-root": "repo", "at-cwd": "repo", "codex-sub": "repo",
                      "u1": "user", "u2": "user", "adm": "admin"}
-    kinds = [(r["kind"], r["path"]) for r in cat.extra["roots"]]
+    kinds = [(r.kind, r.canonical) for r in cat.facts.roots]
     assert kinds == [
         ("project-codex", str(repo / "sub/.codex/skills")),
         ("codex-home", str(home / ".codex/skills")), ("home-agents", str(home / ".agents/skills")),
@@ -279,7 +279,7 @@ def test_roots_order_scopes_and_project_boundary(ws):
     ]
     order = [s.name for s in cat.skills]
     assert order.index("at-cwd") < order.index("u1") < order.index("imagegen") < order.index("adm")
-    prompt_scopes = [e.scope for e in cat.extra["prompt"].included()]
+    prompt_scopes = [e.scope for e in cat.facts.prompt.included()]
     assert prompt_scopes == sorted(prompt_scopes, key=cp.PROMPT_SCOPE_RANK.get)
     assert prompt_scopes.index("admin") < prompt_scopes.index("repo") < prompt_scopes.index("user")
 
@@ -319,18 +319,18 @@ def test_identical_roots_scanned_once(tmp_path):
     cat = discover(home, home)  # ~/.agents/skills is both the user root and cwd's repo root
     rows = [s for s in cat.skills if s.name == "same"]
     assert len(rows) == 1 and rows[0].source == "user"
-    assert [r["kind"] for r in cat.extra["roots"]].count("home-agents") == 1
+    assert [r.kind for r in cat.facts.roots].count("home-agents") == 1
 
 
 def test_system_skills_counted_without_the_folder(ws):
     cat = discover(ws / "repo/sub", ws / "home")
     system = [s for s in cat.skills if s.source == "system"]
     assert [s.name for s in system] == SYSTEM_NAMES
-    assert all(s.extra["shipped"] and s.description is None for s in system)
+    assert all(s.shipped and s.description is None for s in system)
     assert {s.name: s.status for s in system} == {
         "create-statusline": HIDDEN, "imagegen": LISTED, "openai-docs": LISTED, "review-agent": HIDDEN,
         "skill-creator": LISTED, "skill-installer": LISTED}
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     assert prompt.shipped_not_shown == ["imagegen", "openai-docs", "skill-creator", "skill-installer"]
     assert "imagegen" not in prompt.text and prompt.roots == [("r0", str(ws / "home/.codex/skills/.system"))]
 
@@ -345,11 +345,11 @@ def test_system_root_on_disk_no_links_no_errors(ws):
     os.symlink(ws / "elsewhere", system / "link")
     cat = discover(ws / "repo/sub", home)
     img = next(s for s in cat.skills if s.name == "imagegen")
-    assert img.description == "real text from disk" and not img.extra.get("shipped")
+    assert img.description == "real text from disk" and not img.shipped
     assert "linked" not in names(cat)  # links are not followed in the system root
     assert not [s for s in cat.skills if s.status == INVALID]  # the system scope never reports errors
     assert names(cat, scope="system") == SYSTEM_NAMES
-    line = next(e.line for e in cat.extra["prompt"].entries if e.name == "imagegen")
+    line = next(e.line for e in cat.facts.prompt.entries if e.name == "imagegen")
     assert line == "- imagegen: real text from disk (file: r0/imagegen/SKILL.md)"
 
 
@@ -372,7 +372,7 @@ def test_symlinked_folders_followed_and_deduped(ws):
     tool = next(s for s in cat.skills if s.name == "tool")
     assert tool.path == str(ws / "shared/tool/SKILL.md")  # the canonical path
     assert [s.name for s in cat.skills].count("real") == 1
-    prompt = cat.extra["prompt"]
+    prompt = cat.facts.prompt
     alias = next(a for a, root in prompt.roots if root == str(repo / "sub/.agents/skills"))
     line = next(e for e in prompt.entries if e.name == "tool").file
     assert line == f"{alias}/ext/tool/SKILL.md"  # the prompt names the link it was found through (oracle)
@@ -617,13 +617,13 @@ def test_openai_yaml_interface_and_policy(ws):
     cat = discover(ws / "repo", ws / "home")
     rows = {s.name: s for s in cat.skills}
     ui = rows["ui"]
-    assert ui.extra["interface"] == {"displayName": "Nice Name", "shortDescription": "short",
+    assert ui.facts.interface == {"displayName": "Nice Name", "shortDescription": "short",
                                      "iconSmall": str(agents / "ui/assets/x.svg"), "brandColor": "#A1b2C3",
                                      "defaultPrompt": "go"}
     assert ui.display_name == "Nice Name"
-    assert ui.extra["dependencies"] == {"tools": [{"type": "mcp", "value": "srv", "url": "http://x"}]}
+    assert ui.facts.dependencies == {"tools": [{"type": "mcp", "value": "srv", "url": "http://x"}]}
     assert ui.status == LISTED
-    assert "interface" not in rows["colour"].extra  # every field dropped -> no interface
+    assert rows["colour"].facts.interface is None  # every field dropped -> no interface
     assert rows["quoted"].status == LISTED and rows["garbage"].status == LISTED  # invalid files are ignored
     assert codes(cat)["codex-openai-yaml-invalid"] == 2
 
@@ -693,7 +693,7 @@ def test_missing_codex_home(ws):
 def mk(name: str, description: str | None = "desc", scope: str = "repo", root: str = "/r", path: str | None = None,
        **extra) -> Skill:
     s = Skill(name=name, source=scope, path=path or f"{root}/{name}/SKILL.md", root=root, description=description)
-    s.extra.update({"runtime": "codex", "scope": scope, "enabled": True, **extra})
+    s.facts = cp.CodexSkillFacts(scope, **extra)
     return s
 
 
@@ -798,8 +798,8 @@ def test_prompt_recomputed_from_catalog_without_rescan(ws):
     for i in range(200):
         skill(agents / f"s{i:03d}", f"s{i:03d}", "z" * 300)
     cat = discover(ws / "repo", ws / "home")
-    assert cat.extra["prompt"].over_budget  # Codex's default model: 500,000 tokens, 10,000 for skills
-    assert cat.extra["prompt"].budget == 10_000 and cat.extra["model"].model == "gpt-6.2-sol"
+    assert cat.facts.prompt.over_budget  # Codex's default model: 500,000 tokens, 10,000 for skills
+    assert cat.facts.prompt.budget == 10_000 and cat.facts.model.model == "gpt-6.2-sol"
     assert not cp.build_prompt(cat, 1_000_000).over_budget
     small = cp.build_prompt(cat, 20_000)
     assert small.over_budget and small.used <= small.budget
@@ -824,14 +824,14 @@ def test_corpus_mounted_as_repo_skills(shared_dir, tmp_path):
     cat = discover(level, root / "home")
     status = Counter(s.status for s in cat.skills)
     c = codes(cat)
-    invalid = Counter(s.extra.get("error_code") for s in cat.skills if s.status == INVALID)
+    invalid = Counter(s.facts.error_code for s in cat.skills if s.status == INVALID)
     print("corpus:", dict(status), dict(invalid), dict(c))
     assert c["codex-scan-truncated"] == 0
     # 1024 regular SKILL.md files; 10 sit under hidden folders (openai/skills .curated/.system/.experimental)
     assert status[INVALID] == 30
     assert invalid == {"codex-yaml-invalid": 29, "codex-frontmatter-missing": 1}  # `: ` on continuation lines
     assert status[LISTED] + status[FILTERED] + status[HIDDEN] == 984 + len(SYSTEM_NAMES)
-    assert sum(1 for s in cat.skills if s.extra.get("namespace")) == 787  # below a plugin manifest
+    assert sum(1 for s in cat.skills if s.facts.namespace) == 787  # below a plugin manifest
     assert c["codex-duplicate-name"] == 4 and c["codex-description-long"] == 1
     wide = cp.build_prompt(cat, 10_000_000)
     assert not wide.over_budget and all(e.state == cp.FULL for e in wide.entries)
@@ -851,4 +851,4 @@ def test_corpus_as_one_root_completes(shared_dir, tmp_path):
     assert codes(cat)["codex-scan-truncated"] == 1
     assert len([s for s in cat.skills if s.source == "repo"]) > 100
     json.dumps(cat.to_json())
-    json.dumps(cat.extra["prompt"].to_json())
+    json.dumps(cat.facts.prompt.to_json())

@@ -62,7 +62,7 @@ def test_every_file_goes_through(corpus_catalog):
     # Every plugin loads but the one whose plugin.json Claude Code rejects ("agents": ["./agents"], spec §10.2).
     rejected = [p for p in plugins if not p.loads]
     assert [(p.blocked, p.install_path.rsplit("/", 1)[-1]) for p in rejected] == [("manifest-invalid", "pptx-deck-creation")]
-    assert all(s.frontmatter is not None for s in catalog.skills if not s.extra.get("shipped") and s.status != "invalid")
+    assert all(s.frontmatter is not None for s in catalog.skills if not s.shipped and s.status != "invalid")
     legacy = [s for s in catalog.skills if s.source == "legacy-command"]
     assert len(legacy) > 150
 

@@ -142,6 +142,6 @@ def test_plugin_description_by_claude_rule(tmp_path, description):
     entry = next(s for s in discover(opts).skills if s.path.endswith("run/SKILL.md"))
     found = [d for d in doctor.run(opts, ("claude",))
              if d.code in ("plugin-description-missing", "claude-plugin-item-unlisted") and d.path == entry.path]
-    assert bool(found) == (not entry.extra.get("has_description", True))
+    assert bool(found) == (not entry.facts.has_description)
     if found:  # the plugin check and Claude Code's own finding are one cause: reported once, both lenses named
         assert len(found) == 1 and set(found[0].lenses) <= {"Claude Code", "plugin consistency"}

@@ -18,7 +18,7 @@ import pytest
 from skilltui import cli, doctor, findings
 from skilltui.checks import conformance
 from skilltui.demo import demo_options
-from skilltui.model import INVALID, SEVERITIES, Diagnostic, Options
+from skilltui.model import FILTERED, INVALID, SEVERITIES, Diagnostic, Options
 from skilltui.runtimes import REGISTRY
 
 PACKAGE = Path(__file__).resolve().parent.parent / "skilltui"
@@ -102,7 +102,9 @@ def _check(diags: list[Diagnostic], skills_by_runtime: dict[str, list], where: s
     errors = {(d.runtime, os.path.realpath(d.path)) for d in diags if d.severity == "error" and d.path}
     for runtime, skills in skills_by_runtime.items():
         for s in skills:
-            if s.status == INVALID and s.path:
+            # not offered: invalid everywhere; and a Claude Code plugin skill left out of the listing (no description)
+            unlisted_skill = runtime == "claude" and s.status == FILTERED and s.source == "plugin"
+            if (s.status == INVALID or unlisted_skill) and s.path:
                 assert (runtime, os.path.realpath(s.path)) in errors, \
                     f"{where}: {runtime} does not offer {s.path} ({s.reason}) but no error names it"
 
@@ -161,6 +163,34 @@ def test_recorded_trees_not_offered_rows_have_errors(case_dir, tmp_path, monkeyp
     _check(diags, skills, case_dir.name)
 
 
+def _claude_kit():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("claude_fixture", Path(__file__).parent / "fixtures/claude/fixture.py")
+    assert spec is not None and spec.loader is not None
+    kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kit)
+    return kit
+
+
+CLAUDE_KIT = _claude_kit()
+CLAUDE_CASES = CLAUDE_KIT.cases()
+
+
+@pytest.mark.parametrize("case", CLAUDE_CASES, ids=[c.name for c in CLAUDE_CASES])
+def test_recorded_claude_trees_not_offered_rows_have_errors(case, tmp_path):
+    data = CLAUDE_KIT.load(case)
+    run = data["runs"][0]
+    root = CLAUDE_KIT.build(data, tmp_path / "t")
+    home = root / data.get("home", "home")
+    opts = Options(cwd=str(root / data.get("cwd", "repo")), home=str(home), runtime="claude",
+                   managed_dir=str(root / data.get("managed_dir", "no-managed-dir")),
+                   add_dirs=[str(root / d) for d in run.get("add_dirs", [])],
+                   env={"HOME": str(home), **CLAUDE_KIT.run_env(run, root)})
+    diags, skills = _doctor(opts, ("claude",))
+    _check(diags, skills, case.name)
+
+
 GEMINI = Path(__file__).parent / "fixtures" / "gemini"
 GEMINI_CASES = sorted(p.name for p in GEMINI.iterdir() if (p / "expected.json").is_file()
                       and not p.name.startswith("toggle-"))
@@ -207,13 +237,44 @@ def test_severity_follows_what_the_recorded_runtime_did(name, tmp_path):
     case = RECORDED / name
     rec = json.loads((case / "recorded.json").read_text())
     tree = tmp_path / "tree"
-    shutil.copytree(case / "tree", tree)
+    shutil.copytree(case / "tree", tree, symlinks=True)
     opts = Options(cwd=str(tree / "repo"), home=str(tree / "home"), runtime=rec["runtime"],
                    env={"HOME": str(tree / "home"), **rec["env"]})
     diags = [d for d in doctor.run(opts, (rec["runtime"],)) if d.runtime == rec["runtime"]]
     errors = [d.code for d in diags if d.severity == "error"]
+    meant = rec.get("not_offered", [])  # written by hand: meant as skills; the recording shows they are not listed
     if rec["exit"]:
         assert errors, (name, rec["error"], [d.code for d in diags])
+    elif meant:
+        assert rec["skills"] == ["ok"], name
+        named = {os.path.relpath(d.path, tree) for d in diags if d.severity == "error" and d.path}
+        assert named == set(meant), (name, named)
     else:
         assert rec["skills"] and errors == [], (name, errors)
         assert any(d.severity == "warning" for d in diags), name  # the value it does not use is still said
+
+
+def test_what_claude_code_did_not_offer_is_an_error(tmp_path):
+    """tests/fixtures/claude/not-offered, recorded from Claude Code 2.1.332: it lists only `ok`. Each other thing in
+    that skills folder meant as a skill has an error naming it; the loose notes.md is info (not meant as a skill)."""
+    case = next(c for c in CLAUDE_CASES if c.name == "not-offered")
+    data = CLAUDE_KIT.load(case)
+    assert CLAUDE_KIT.expected(case, data["runs"][0])["lines"] == ["- ok: An ordinary skill"]
+    root = CLAUDE_KIT.build(data, tmp_path / "t")
+    home = root / "home"
+    opts = Options(cwd=str(root / "repo"), home=str(home), managed_dir=str(root / "no-managed-dir"),
+                   env={"HOME": str(home)})
+    diags = doctor.run(opts, ("claude",))
+    skills = home / ".claude/skills"
+    by_path = {}
+    for d in diags:
+        if d.runtime == "claude" and d.path:
+            by_path.setdefault(os.path.relpath(d.path, skills), set()).add((d.code, d.severity))
+    assert ("claude-name-invalid", "error") in by_path["release  notes/SKILL.md"]
+    assert ("claude-skill-md-lowercase", "error") in by_path["lower/skill.md"]
+    assert ("claude-nested-skill-ignored", "error") in by_path["group/inner/SKILL.md"]
+    assert ("claude-loose-skill-file", "error") in by_path["SKILL.md"]
+    assert ("claude-link-broken", "error") in by_path["dangling"]
+    assert ("claude-link-broken", "error") in by_path["badlink/SKILL.md"]
+    assert by_path["notes.md"] == {("claude-loose-md-ignored", "info")}
+    assert not any(sev == "error" for sev_codes in [by_path.get("ok/SKILL.md", set())] for _, sev in sev_codes)

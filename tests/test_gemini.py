@@ -57,11 +57,11 @@ def test_recorded_case(name: str, tmp_path: Path) -> None:
     catalog = runtime.discover(options(tree, meta))
     listing = expected["list"]
     if "error" in listing and "exited 52" in listing["error"]:  # Gemini CLI refuses to start
-        assert catalog.extra.get("fatal"), "Gemini CLI exits 52 here; the catalog must say it would not start"
-        assert ph(catalog.extra["fatal"]) in listing["error"]
+        assert catalog.facts.fatal, "Gemini CLI exits 52 here; the catalog must say it would not start"
+        assert ph(catalog.facts.fatal) in listing["error"]
         assert catalog.listed() == []
         return
-    assert not catalog.extra.get("fatal")
+    assert not catalog.facts.fatal
     on = catalog.settings.skills_enabled()[0]
     assert "error" not in listing, listing  # every recording but the refusals above is a real `skills list`
     ours = sorted((s.name, ph(s.description), ph(s.path), s.status == LISTED) for s in catalog.skills
@@ -104,7 +104,7 @@ def test_untrusted_workspace_is_shown_dimmed_with_the_decider(tmp_path: Path) ->
     ws = [s for s in catalog.skills if s.name == "ws-one"]
     assert [s.status for s in ws] == [FILTERED]
     assert "DO_NOT_TRUST" in ws[0].reason and "trustedFolders.json" in ws[0].reason
-    trust = catalog.extra["trust"]
+    trust = catalog.facts.trust
     assert trust.trusted is False and trust.decided_by.endswith("trustedFolders.json")
     assert any(d.code == "gemini-workspace-untrusted" for d in catalog.diagnostics)
 
@@ -114,7 +114,7 @@ def test_env_decides_trust_first(tmp_path: Path) -> None:
     opts = options(tree, meta)
     opts.env["GEMINI_CLI_TRUST_WORKSPACE"] = "false"
     catalog = get("gemini").discover(opts)
-    assert catalog.extra["trust"].decided_by == "GEMINI_CLI_TRUST_WORKSPACE"
+    assert catalog.facts.trust.decided_by == "GEMINI_CLI_TRUST_WORKSPACE"
     assert [s.status for s in catalog.skills if s.name == "ws-one"] == [FILTERED]
 
 

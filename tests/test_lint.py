@@ -41,3 +41,63 @@ def test_mypy_strict_on_the_engine():
     run = _mypy("--strict", *engine_modules())
     assert run.returncode == 0, run.stdout + run.stderr
 
+
+
+def runtime_name_comparisons(source: str, keys: set[str]) -> list[str]:
+    """Comparisons of a value to a runtime key written as a literal (`x == "claude"`, `x in ("codex", "omp")`, `case
+    "gemini":`): a view that branches on a runtime's name instead of asking the runtime interface."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                if any(isinstance(c, ast.Constant) and c.value in keys for c in items):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+                    break
+        elif isinstance(node, ast.match_case):
+            for pat in ast.walk(node.pattern):
+                if isinstance(pat, ast.MatchValue) and isinstance(pat.value, ast.Constant) and pat.value.value in keys:
+                    found.append(f"line {pat.lineno}: case {ast.unparse(pat)}")
+    return found
+
+
+def test_the_lint_finds_a_runtime_name_comparison():
+    keys = {"claude", "codex"}
+    code = ('if rt == "claude":\n    pass\nok = "x" != rt\nb = rt not in ("codex", "y")\n'
+            'match rt:\n    case "codex":\n        pass\n')
+    assert runtime_name_comparisons(code, keys) == ["line 1: rt == 'claude'", "line 4: rt not in ('codex', 'y')",
+                                                    "line 6: case 'codex'"]
+
+
+def test_views_never_compare_a_runtime_key_to_a_literal():
+    """Views dispatch through skilltui/runtimes (the Runtime interface), never on a runtime's name (issue 19): adding
+    a runtime touches runtimes/ and nothing else."""
+    from skilltui.runtimes import REGISTRY
+
+    keys = set(REGISTRY)
+    found = []
+    for path in sorted((ROOT / "skilltui").rglob("*.py")):
+        if "runtimes" in path.relative_to(ROOT / "skilltui").parts:
+            continue
+        found += [f"{path.relative_to(ROOT)} {hit}"
+                  for hit in runtime_name_comparisons(path.read_text(encoding="utf-8"), keys)]
+    assert not found, "\n".join(found)
+
+
+def test_skill_and_catalog_hold_typed_values():
+    """No catch-all field a reader has to narrow (`dict[str, Any]`, `dict[str, object]`, `Any`) on the model's Skill
+    and Catalog (issue 19): a runtime's own facts are its typed SkillFacts / CatalogFacts subclass."""
+    import dataclasses
+    import typing
+
+    from skilltui import model
+
+    untyped = []
+    for cls in (model.Skill, model.Catalog, model.CatalogFacts):
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            hint = hints[f.name]
+            args = typing.get_args(hint)
+            if hint is typing.Any or typing.Any in args or (typing.get_origin(hint) is dict and args[1] in (typing.Any, object)):
+                untyped.append(f"{cls.__name__}.{f.name}: {hint}")
+    assert not untyped, untyped

@@ -35,7 +35,7 @@ def sk(name: str, description: str | None = None, **kw) -> Skill:
 
 def shipped(name: str) -> Skill:
     source = next(e.source for e in SHIPPED["2.1.332"] if e.name == name)
-    return Skill(name=name, source=source, path="", root="", extra={"shipped": True})
+    return Skill(name=name, source=source, path="", root="", shipped=True)
 
 
 def all_shipped(*, without: tuple[str, ...] = ()) -> list[Skill]:
@@ -211,7 +211,7 @@ def test_unknown_shipped_entry_or_version_is_an_error() -> None:
     with pytest.raises(ValueError):
         simulate([shipped("dataviz")], 10, version="9.9.9")
     with pytest.raises(ValueError):
-        simulate([Skill("nope", "bundled", "", "", extra={"shipped": True})], 10)
+        simulate([Skill("nope", "bundled", "", "", shipped=True)], 10)
 
 
 # --- §9 shipped table ----------------------------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def test_shadowed_shipped_names_are_ordinary() -> None:
 
 
 def test_forced_shipped_entry() -> None:
-    skills = [Skill("dataviz", "bundled", "", "", override="name-only", extra={"shipped": True})]
+    skills = [Skill("dataviz", "bundled", "", "", override="name-only", shipped=True)]
     listing = simulate(skills, 1)
     assert listing.entries[0].row == "- dataviz" and listing.entries[0].full_width == 9
     assert listing.text == ""  # shipped rows are never printed by --text

@@ -267,14 +267,14 @@ def test_walk_outside_home_goes_to_root(tmp_path):
                  "h/.keep": ""})
     cat = omp.discover(Options(cwd=str(root / "a/b/c"), home=str(root / "h"), runtime="omp"))
     assert ("high", "agents:project") in listed(cat)
-    assert cat.extra["repo_root"] is None and cat.extra["walk"][-1] == "/"
+    assert cat.facts.repo_root is None and cat.facts.walk[-1] == "/"
 
 
 def test_git_file_marks_repo_root(box):
     shutil.rmtree(box.repo / ".git")
     box.add({"ws/repo/.git": "gitdir: elsewhere\n", "ws/.agents/skills/above/SKILL.md": sk("above", "above")})
     assert "above" not in dict(listed(box.discover()))
-    assert box.discover().extra["repo_root"] == str(box.repo)
+    assert box.discover().facts.repo_root == str(box.repo)
 
 
 def test_scan_rules_one_level(box):
@@ -520,7 +520,7 @@ def test_xcsh_native_dir(box):
     for rules in ("18", "14"):
         cat = box.discover(rules=rules, native=".xcsh")
         assert listed(cat) == [("x", "native:project")]
-        assert cat.extra["native_dir"] == ".xcsh"
+        assert cat.facts.native_dir == ".xcsh"
 
 
 # ---------------------------------------------------------------- custom directories (§4.5)
@@ -905,7 +905,7 @@ def test_catalog_json_shape(box):
     json.dumps(data)
     first = data["skills"][0]
     assert first["status"] == "listed" and first["order"] == 0 and first["source"] == "native:project"
-    assert cat.skills[0].extra["provider"] == "native" and cat.skills[0].extra["level"] == "project"
+    assert cat.skills[0].facts.provider == "native" and cat.skills[0].facts.level == "project"
     assert "provider" not in first  # runtime facts stay internal: the JSON has the documented keys only
     loser = data["skills"][1]
     assert loser["status"] == "shadowed" and loser["shadowed_by"] == first["path"] and loser["order"] is None

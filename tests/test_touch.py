@@ -45,7 +45,7 @@ def test_blocks_match_the_recording(name: str, tmp_path: Path) -> None:
     opts = Options(cwd=str(tree / case["cwd"]), home=str(tree / "home"), env={})
     catalog = discovery.discover(opts)
     touched = [(tool, path.replace("$TREE", str(tree))) for tool, path in case["steps"]]
-    session = simulate_session(catalog, touched, case["budget"] or 8000, catalog.extra["paths"].git_root)
+    session = simulate_session(catalog, touched, case["budget"] or 8000, catalog.facts.git_root)
     assert len(session.steps) == len(recorded["steps"])
     if case.get("late_blocks"):  # the tool's race: a block may come with the next tool result; the sequence is fixed
         ours = [b for step in session.steps for b in step.blocks]

@@ -109,7 +109,7 @@ def test_without_the_cache_nothing_is_stored(tmp_path):
     assert not loaded.cached and loaded.store is None and not (tmp_path / "cache").exists()
 
 
-def test_a_claude_catalog_that_fails_under_another_runtime_is_said_not_hidden(tmp_path, monkeypatch):
+def test_a_claude_catalog_that_fails_under_another_runtime_is_said_not_hidden(tmp_path, monkeypatch, caplog):
     opts = demo_options("codex", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
     real = data.discover
 
@@ -123,3 +123,22 @@ def test_a_claude_catalog_that_fails_under_another_runtime_is_said_not_hidden(tm
     assert loaded.catalog.runtime == "codex" and loaded.catalog.skills
     assert loaded.claude is None and loaded.prepared is None
     assert loaded.error is not None and "boom in the claude rules" in loaded.error
+    # ... and logged with its traceback: the one line on the screen is not all there is of a bug
+    logged = [r for r in caplog.records if r.name == "skilltui.tui" and r.exc_info]
+    assert logged and str(logged[0].exc_info[1]) == "boom in the claude rules"
+
+
+def test_listing_rows_that_fail_are_said_and_logged(tmp_path, monkeypatch, caplog):
+    from skilltui import budget
+
+    opts = demo_options("claude", {"SKILLTUI_DEMO_DIR": str(tmp_path / "demo")}, reset=True)
+
+    def failing(*args, **kwargs):
+        raise TypeError("bad listing rows")
+
+    monkeypatch.setattr(budget, "prepared_for", failing)
+    loaded = data.load(opts)
+    assert loaded.prepared is None and loaded.error == "TypeError: bad listing rows"
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["bad listing rows"]
+    listed = loaded.catalog.listed()[0]
+    assert loaded.text_for(listed).startswith((listed.description or "")[:20])  # the description as discovered

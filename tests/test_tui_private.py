@@ -136,6 +136,14 @@ def test_tall_text_area_keeps_a_height_that_follows_text_and_width():
             assert type(area.wrapped_document).__name__ == "_KeptHeightDocument"
             wide = area.wrapped_document.height
             assert wide == fresh(area) and wide > 300  # long lines wrap
+            document = area.wrapped_document
+            offsets = document._wrap_offsets
+            document.wrap(area.wrap_width, area.indent_width)  # as Textual does when a scrollbar comes or goes
+            assert document._wrap_offsets is offsets  # the same width: not wrapped again
+            document.wrap(area.wrap_width - 5, area.indent_width)
+            assert document._wrap_offsets is not offsets and document.height > wide
+            document.wrap(area.wrap_width, area.indent_width)
+            assert document.height == wide
             await pilot.resize_terminal(24, 12)
             await pilot.pause()
             assert area.wrapped_document.height == fresh(area) > wide  # narrower: more wrapped lines

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import os
 
-from skilltui.model import FILTERED, INVALID, SHADOWED, Catalog, Diagnostic, Severity
+from skilltui.model import FILTERED, INVALID, SHADOWED, Catalog, Diagnostic, Severity, Skill
 from skilltui.runtimes.gemini import discovery
+from skilltui.runtimes.gemini.facts import skill_facts
+
+
+def _alias(s: Skill) -> bool:
+    facts = skill_facts(s)
+    return facts is not None and facts.alias
 
 
 def _d(severity: Severity, code: str, path: str | None, message: str, fix: str | None = None) -> Diagnostic:
@@ -31,15 +37,14 @@ def findings(catalog: Catalog) -> list[Diagnostic]:
                               f"{s.name!r} is loaded twice through a link: {s.shadowed_by} is the same file, and Gemini "
                               f"CLI keeps the later path and prints a conflict line ({s.reason})",
                               fix="Remove the link, or the second root that reaches the same folder"))
-            elif winner is not None and winner.source == s.source and winner.extra.get("alias") \
-                    and not s.extra.get("alias"):
+            elif winner is not None and winner.source == s.source and _alias(winner) and not _alias(s):
                 out.append(_d("warning", "gemini-alias-shadows", s.path,
                               f"{s.name!r} is shadowed by the .agents alias: {winner.path} is read after this "
                               f"{s.source} skill and replaces it",
                               fix="Keep one copy, in .gemini/skills or .agents/skills, or rename one of them"))
         elif s.status == FILTERED and s.source == "workspace":
-            trust = catalog.extra.get("trust")
-            decided = getattr(trust, "detail", "the workspace is not trusted")
+            trust = discovery.facts_of(catalog).trust
+            decided = trust.detail if trust is not None else "the workspace is not trusted"
             out.append(_d("info", "gemini-workspace-ignored", s.path,
                           f"{s.name!r} is not read: Gemini CLI reads workspace skills only in a trusted folder "
                           f"({decided})",

@@ -8,10 +8,14 @@ version of one) means a new package registered in ``REGISTRY`` and nothing else.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from skilltui.model import Catalog, Options
+
+if TYPE_CHECKING:
+    from skilltui.budget import ModelChoice
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,16 @@ class ModelPreset:
     def describe(self) -> str:
         window = f", {self.context_window:,}-token window" if self.context_window else ""
         return f"model id {self.model}{window}"
+
+
+@dataclass(frozen=True)
+class ModelTexts:
+    """Each listed skill's description as the model receives it, from the runtime's own prompt builder. A listed
+    skill in neither mapping shows its description as discovered."""
+
+    by_name: Mapping[str, str | None] = field(default_factory=dict)
+    by_path: Mapping[str, str | None] = field(default_factory=dict)  # for runtimes that list two copies of a name
+    # A value None: the text is shipped inside the runtime (no file on disk holds it).
 
 
 class PromptText(Protocol):
@@ -41,6 +55,12 @@ class Runtime(Protocol):
     label: str  # what people call it: "Claude Code"
     version: str  # the pinned version whose rules this package models
     presets: tuple[ModelPreset, ...]  # the models whose window the prompt depends on; () when it has no budget
+    # The listing is cut to a budget in columns (window × chars/token × fraction) that the Budget view simulates row
+    # by row, with the what-if engine and a model choice; False: the runtime renders its own prompt (`prompt`).
+    listing_budget: bool
+    toggles_plugins: bool  # its plugins are the ones the Plugins view toggles and the plugin check reads
+    lists_on_touch: bool  # skills with `paths` join the listing once a matching file is read (the touch view)
+    display_names_find: bool  # a skill's display name finds it, like its name (Claude Code: a label only)
 
     def discover(self, opts: Options) -> Catalog:
         """Every file found, its status and reason, diagnostics. Never writes, never raises on bad input."""
@@ -54,11 +74,18 @@ class Runtime(Protocol):
         """A skill:// URL resolved by the runtime's rules; raises refs.SkillUrlError with the runtime's message."""
         ...
 
+    def listing_model(self, catalog: Catalog, opts: Options) -> ModelChoice | None:
+        """The model the listing is simulated for and why (`list --json` reports it); None when no model does."""
+        ...
+
+    def model_texts(self, catalog: Catalog) -> ModelTexts:
+        """Each listed skill's description as the model receives it (the Skills view's description column)."""
+        ...
+
 
 # Optional members a runtime may add; views look for them with getattr and never name the runtime:
 #   has_budget: bool                       False: the prompt is sent whole (the Budget screen says so)
 #   findings(catalog) -> [Diagnostic]      doctor findings from skilltui/checks/ that explain the catalog
-#   prompt_descriptions(catalog) -> {name: text}   each listed skill's description as the model receives it
 #   plan_skill_toggle(catalog, action, name, scope) / apply_skill_toggle(plan)   per-skill enable/disable
 
 
@@ -79,3 +106,8 @@ def get(key: str) -> Runtime:
 
 def discover(opts: Options) -> Catalog:
     return get(opts.runtime).discover(opts)
+
+
+def plugin_host() -> Runtime:
+    """The runtime whose plugins the Plugins view toggles: the TUI reads its catalog beside the chosen runtime's."""
+    return next(rt for rt in map(get, REGISTRY) if rt.toggles_plugins)

@@ -122,8 +122,8 @@ class SkilltuiApp(App[int]):
         self.call_from_thread(setattr, self, "busy", f"scanning for {data.RUNTIME_LABELS.get(opts.runtime, opts.runtime)}…")
         try:
             loaded = data.load(opts, cached=self.use_cache)
-        except Exception as exc:  # never a traceback: say what failed, keep the last good state
-            self.call_from_thread(self._load_failed, f"{exc.__class__.__name__}: {exc}")
+        except Exception as exc:  # never a traceback on screen: say what failed (and log it), keep the last good state
+            self.call_from_thread(self._load_failed, data.logged(exc, "discovery"))
             return
         if get_current_worker().is_cancelled:
             return
@@ -191,14 +191,22 @@ class SkilltuiApp(App[int]):
     async def _warm_markdown(self) -> None:
         """Mount (hidden) and drop one small Markdown document, so the first preview does not pay for loading the
         Markdown widgets' styles (a few hundred milliseconds, once per process)."""
+        from textual.widget import MountError
+
         from skilltui.tui.widgets.markdown import WARM_SAMPLE, SafeMarkdown
 
+        if self._exiting():
+            return
         warm = SafeMarkdown(WARM_SAMPLE, classes="warm-up")
         try:
             await self.screen.mount(warm)
-            await warm.update(WARM_SAMPLE)
+            if not self._exiting() and warm.is_attached:
+                await warm.update(WARM_SAMPLE)
+        except MountError:  # the app is closing (its screen or the document is gone): nothing left to warm
+            return
         finally:
-            await warm.remove()
+            if warm.is_attached:
+                await warm.remove()
 
     # ------------------------------------------------------------ garbage collection off the hot path
     # A catalog and five screens are many thousands of long-lived objects; a full collection walks them all (0.1 s

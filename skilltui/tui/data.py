@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -17,13 +18,21 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from skilltui.model import Catalog, Diagnostic, Options, Skill
-from skilltui.runtimes import REGISTRY, get
+from skilltui.runtimes import REGISTRY, ModelTexts, get, plugin_host
 
 if TYPE_CHECKING:  # imported where used: the first paint does not wait for the listing and what-if engines
     from skilltui import whatif
     from skilltui.runtimes.claude import listing
 
 RUNTIME_LABELS = {key: get(key).label for key in REGISTRY}
+_log = logging.getLogger("skilltui.tui")
+
+
+def logged(exc: BaseException, what: str) -> str:
+    """A failure a screen shows as one line (returned: `Type: message`); its traceback goes to the log (under the
+    TUI, Textual's console), so a bug caught to keep the app up is never reduced to that line."""
+    _log.error("%s", what, exc_info=exc)
+    return f"{exc.__class__.__name__}: {exc}"
 
 
 def available_runtimes() -> list[tuple[str, str]]:
@@ -47,8 +56,10 @@ class Loaded:
 
     opts: Options
     catalog: Catalog
-    claude: Catalog | None  # Claude Code's catalog (plugins, budget); the same object when runtime is claude
-    prepared: listing.Prepared | None  # Claude Code's listing rows, computed once (budget screen, descriptions)
+    # The catalog of the runtime whose plugins the Plugins view toggles (runtimes.plugin_host: Claude Code), which
+    # also holds the listing budget; the same object when it is the chosen runtime.
+    claude: Catalog | None
+    prepared: listing.Prepared | None  # its listing rows, computed once (budget screen, descriptions)
     seconds: float
     signature: tuple = ()
     model_text: dict[int, str] = field(default_factory=dict)  # id(skill) -> its listing text as the model sees it
@@ -71,16 +82,17 @@ def _discover_all(opts: Options) -> tuple[Catalog, Catalog | None, listing.Prepa
 
     catalog = discover(opts)
     claude, prepared, error = catalog, None, None
-    if opts.runtime != "claude":
+    host = plugin_host()
+    if opts.runtime != host.key:
         try:
-            claude = discover(with_runtime(opts, "claude"))
+            claude = discover(with_runtime(opts, host.key))
         except Exception as exc:  # plugins and the budget need it; the chosen runtime's rows do not: said there
-            claude, error = None, f"Claude Code's catalog could not be read: {exc.__class__.__name__}: {exc}"
+            claude, error = None, f"{host.label}'s catalog could not be read: {logged(exc, 'plugin host discovery')}"
     if claude is not None:
         try:
             prepared = budget.prepared_for(claude)
         except Exception as exc:  # a version without listing data: say so on the budget screen
-            error = f"{exc.__class__.__name__}: {exc}"
+            error = logged(exc, "listing rows")
     return catalog, claude, prepared, error
 
 
@@ -89,7 +101,7 @@ def load(opts: Options, *, cached: bool = False) -> Loaded:
     catalog for plugins and the budget, and the listing rows. With `cached`, the result stored by an earlier run
     stands in for discovery when every path that discovery looked at is unchanged (skilltui/cache.py); else what
     is discovered can be stored by `Loaded.store`, once it is shown."""
-    from skilltui import __version__, cache
+    from skilltui import __version__, budget, cache
 
     start = time.perf_counter()
     started_ns = time.time_ns()
@@ -107,7 +119,10 @@ def load(opts: Options, *, cached: bool = False) -> Loaded:
         catalog, claude, prepared, error = found if found is not None else _discover_all(opts)
     loaded = Loaded(opts, catalog, claude, prepared, time.perf_counter() - start, error=error,
                     cached=found is not None, store=store)
-    loaded.model_text = model_texts(catalog, prepared)
+    # This catalog's listing rows, when they were prepared for it, say what the runtime's builder would (and failed
+    # rows are not tried again: the plain descriptions are shown); else the runtime's builder is asked.
+    rows = None if claude is not catalog else budget.model_texts(prepared) if prepared is not None else ModelTexts()
+    loaded.model_text = model_texts(catalog, rows)
     loaded.signature = signature(watch_paths(catalog, claude))
     if changed_since(loaded.signature, started_ns):
         loaded.signature = STALE  # a file changed while it was being scanned: the next poll scans again
@@ -136,43 +151,29 @@ def warm_markdown() -> None:
         pass
 
 
-def model_texts(catalog: Catalog, prepared: listing.Prepared | None) -> dict[int, str]:
-    """The description each skill contributes, as the model receives it, from the engine's own prompt builders:
-    Claude Code's prepared listing rows, Codex's prompt entries, oh-my-pi's prompt entries. A skill no builder
-    covers (not listed, or a runtime without one) shows its description as discovered."""
+def model_texts(catalog: Catalog, texts: ModelTexts | None = None) -> dict[int, str]:
+    """The description each skill contributes, as the model receives it, from the runtime's own prompt builder
+    (`Runtime.model_texts`) unless `texts` are given. A skill no builder covers (not listed, or a builder that fails
+    on this catalog) shows its description as discovered."""
     from skilltui.text import safe
 
     shipped = f"(text shipped inside {RUNTIME_LABELS.get(catalog.runtime, catalog.runtime)})"
-    by_name: dict[str, str] = {}
-    by_path: dict[str, str | None] = {}
-    try:
-        if catalog.runtime == "claude" and prepared is not None:
-            for e in prepared.entries:
-                prefix = f"- {e.label}: "
-                if e.full_row is None:
-                    by_name[e.name] = shipped
-                else:
-                    by_name[e.name] = e.full_row[len(prefix):] if e.full_row.startswith(prefix) else e.full_row
-        elif catalog.runtime == "codex" and catalog.extra.get("prompt") is not None:
-            for e in catalog.extra["prompt"].entries:
-                by_path[e.path] = e.description
-        elif getattr(get(catalog.runtime), "prompt_descriptions", None) is not None:
-            by_name.update({k: safe(v) for k, v in get(catalog.runtime).prompt_descriptions(catalog).items()})
-        elif catalog.runtime == "omp":
-            from skilltui.runtimes.omp import discovery as omp
-
-            by_name.update(omp.prompt_entries(catalog))
-    except (AttributeError, KeyError, TypeError, ValueError):  # a prompt builder that fails on this catalog:
-        by_name, by_path = {}, {}  # the plain descriptions are shown
+    if texts is None:
+        try:
+            texts = get(catalog.runtime).model_texts(catalog)
+        except (AttributeError, KeyError, TypeError, ValueError):  # a prompt builder that fails on this catalog:
+            texts = ModelTexts()  # the plain descriptions are shown
+    by_name, by_path = texts.by_name, texts.by_path
     out: dict[int, str] = {}
     for s in catalog.skills:
         listed = s.status == "listed"
         if listed and s.name in by_name:
-            out[id(s)] = by_name[s.name]
+            text = by_name[s.name]
+            out[id(s)] = shipped if text is None else safe(text)
         elif listed and s.path in by_path:
             text = by_path[s.path]
-            out[id(s)] = shipped if text is None else text
-        elif s.extra.get("shipped") and not s.description:
+            out[id(s)] = shipped if text is None else safe(text)
+        elif s.shipped and not s.description:
             out[id(s)] = shipped
         else:
             text = s.description or ""
@@ -202,7 +203,7 @@ def diagnostics(opts: Options, catalog: Catalog) -> list[Diagnostic]:
         return list(catalog.diagnostics) if found is None else list(found)
     except Exception as exc:  # the doctor's own failure is a finding on the Doctor screen, never a silent gap
         return [*catalog.diagnostics, Diagnostic("warning", "doctor-failed", None,
-                                                 f"The doctor's checks failed: {exc.__class__.__name__}: {exc}")]
+                                                 f"The doctor's checks failed: {logged(exc, 'doctor')}")]
 
 
 # ---------------------------------------------------------------- watching files (Textual timers poll these)
@@ -248,10 +249,8 @@ def watch_paths(*catalogs: Catalog | None) -> list[str]:
                 with contextlib.suppress(OSError):
                     for name in sorted(os.listdir(dropins)):
                         add(os.path.join(dropins, name))
-        for d in catalog.extra.get("project_dirs", []) or []:
-            add(os.path.join(d, ".claude"))
-            add(os.path.join(d, ".claude", "skills"))
-            add(os.path.join(d, ".claude", "commands"))
+        for d in catalog.facts.watch:
+            add(d)
         for s in catalog.skills:
             add(s.path)
             add(s.root)
@@ -323,9 +322,7 @@ def _bases(catalog: Catalog, from_cwd: bool = True) -> list[tuple[str, str]]:
     """(folder, how it is shown) in the order a path is matched: the git root by its name (so every project path
     reads the same way, `project/.claude/settings.local.json` beside `project/services/web/.claude/settings.json`),
     else the project folder (`.`), else home (`~`)."""
-    paths = getattr(catalog.settings, "paths", None)
-    git_root = getattr(paths, "git_root", None) or catalog.extra.get("project_root") or catalog.extra.get("repo_root")
-    git_root = git_root if isinstance(git_root, str) else None
+    git_root = catalog.facts.project_root
     bases = []
     if git_root:
         bases.append((git_root, os.path.basename(git_root.rstrip(os.sep)) or git_root))

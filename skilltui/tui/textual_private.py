@@ -15,7 +15,8 @@ Why each is needed:
   of the event loop for 6,000 rows), so it is skipped and only the virtual size is set.
 - `TallTextArea`: a TextArea asks its wrapped document's height once per line it draws, and Textual sums every
   line's wrap offsets for each answer; for the budget's 6,000-line prompt that was about half a second a frame.
-  The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does).
+  The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does),
+  and a wrap at the width the text is already wrapped at is skipped.
 """
 
 from __future__ import annotations
@@ -91,17 +92,24 @@ def render_lines(screen: Screen) -> list[str]:
 
 
 class _KeptHeightDocument(WrappedDocument):
-    """A wrapped document whose height is computed once per wrap, not once per question."""
+    """A wrapped document whose height is computed once per wrap, not once per question, and which is not wrapped
+    again at the width it is wrapped at (TextArea rewraps whenever a scrollbar comes or goes, even at the same
+    width: a 6,000-line prompt was wrapped twice on each load)."""
 
     _kept_height: int | None = None
+    _wrapped_at: tuple[int, int | None] | None = None  # (width, tab width) of the last full wrap; None after an edit
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
+        if (width, tab_width) == self._wrapped_at:
+            return  # same text, same width: the same offsets
         super().wrap(width, tab_width)
+        self._wrapped_at = (width, tab_width)
         self._kept_height = None
 
     def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
         result = super().wrap_range(*args, **kwargs)
         self._kept_height = None
+        self._wrapped_at = None
         return result
 
     @property

@@ -5,16 +5,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skilltui.model import Catalog, Options
-from skilltui.runtimes import ModelPreset
+from skilltui.runtimes import ModelPreset, ModelTexts
 
 if TYPE_CHECKING:
-    from skilltui.budget import BudgetView
+    from skilltui.budget import BudgetView, ModelChoice
 
 
 class _Claude:
     key = "claude"
     label = "Claude Code"
     version = "2.1.332"
+    listing_budget = True
+    toggles_plugins = True
+    lists_on_touch = True
+    display_names_find = False  # a display name is the row's label, never a name to invoke (spec/claude-code.md)
 
     @property
     def presets(self) -> tuple[ModelPreset, ...]:
@@ -36,6 +40,17 @@ class _Claude:
         from skilltui import preview, refs
 
         return refs.resolve_skill_url(url, preview.skill_urls(catalog))
+
+
+    def listing_model(self, catalog: Catalog, opts: Options) -> ModelChoice:
+        from skilltui.budget import default_model
+
+        return default_model(catalog, opts)
+
+    def model_texts(self, catalog: Catalog) -> ModelTexts:
+        from skilltui import budget
+
+        return budget.model_texts(budget.prepared_for(catalog))
 
 
 RUNTIME = _Claude()

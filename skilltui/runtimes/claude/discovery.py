@@ -21,12 +21,14 @@ from skilltui.model import (
     LISTED,
     SHADOWED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
     Plugin,
     Severity,
     Skill,
+    SkillFacts,
     StatusValue,
 )
 from skilltui.runtimes.claude import plugins as plugin_mod
@@ -97,10 +99,37 @@ def label_for(skill: Skill, names: set[str] | frozenset[str], first_with_display
     return skill.name
 
 
+@dataclass(slots=True)
+class ClaudeSkillFacts(SkillFacts):
+    """What Claude Code's discovery keeps about one entry beyond its row."""
+
+    file_id: tuple[int, int] | None = None  # (device, inode): the same file reached twice is loaded once
+    has_description: bool = False  # description or when_to_use is set (a plugin item needs one to be listed)
+    user_invocable: bool = True
+    disable_model_invocation: bool = False
+    named_by_frontmatter: bool = False  # a plugin item named by its frontmatter `name` (§4.3)
+    exempt: bool = False  # a shipped entry the budget never shortens
+    scoped_extra: bool = False  # an add-dir scoped extra (§6.3)
+
+
+_NO_FACTS = ClaudeSkillFacts()  # what an entry that was never read answers; never written
+
+
+def skill_facts(s: Skill) -> ClaudeSkillFacts:
+    """An entry's Claude Code facts (the defaults for an entry that was never read)."""
+    return s.facts if isinstance(s.facts, ClaudeSkillFacts) else _NO_FACTS
+
+
+def _own(s: Skill) -> ClaudeSkillFacts:
+    if not isinstance(s.facts, ClaudeSkillFacts):
+        s.facts = ClaudeSkillFacts()
+    return s.facts
+
+
 def _plugin_display(s: Skill) -> str | None:
     """A plugin item's display name: `<plugin>:<frontmatter name>`, not prefixed again when the name already carries
     the prefix (`name: demo:check`, §4.3 observed)."""
-    if not s.display_name or s.extra.get("named_by_frontmatter"):
+    if not s.display_name or skill_facts(s).named_by_frontmatter:
         return s.display_name
     prefix = s.name.rsplit(":", 1)[0] + ":"  # the item's namespace: `plugin:` or `plugin:sub:` (observed)
     return s.display_name if s.display_name.startswith(prefix) else prefix + s.display_name
@@ -324,7 +353,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
         scan.diag("error", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
         return
-    skill.extra["file_id"] = (st.st_dev, st.st_ino)
+    _own(skill).file_id = (st.st_dev, st.st_ino)
     if invalid_utf8:
         scan.diag("warning", "file-invalid-utf8", skill.path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
     skill.frontmatter = fm
@@ -350,8 +379,8 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
         scan.diag("warning", "claude-description-ignored", skill.path,
                   f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
     wtu = when_to_use_of(data)
-    extra = skill.extra
-    extra["has_description"] = desc is not None or wtu is not None
+    facts = _own(skill)
+    facts.has_description = desc is not None or wtu is not None
     if desc is None:
         desc = body_line or fallback
         if skill.source not in ("plugin", "plugin-command") or wtu is not None:
@@ -362,14 +391,14 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     skill.display_name = name if type(name) is str else (
         js_string(name) if name is not None and not isinstance(name, (list, dict)) else None)
     invocable = data.get("user-invocable")
-    extra["user_invocable"] = True if invocable is None else js_bool(invocable, True)
+    facts.user_invocable = True if invocable is None else js_bool(invocable, True)
     dmi = data.get("disable-model-invocation")
     if dmi is not None and model_invocation_disabled(dmi):
-        extra["disable_model_invocation"] = True
+        facts.disable_model_invocation = True
     if "paths" in data and skill.source not in ("legacy-command", "plugin", "plugin-command"):  # §5.5: skills dirs only
         patterns = split_paths(data["paths"])
         if patterns and not all(p in ("**", "") for p in patterns):
-            extra["paths"] = patterns
+            skill.paths = patterns
 
 
 _SKILL_MD = os.sep + "SKILL.md"
@@ -487,7 +516,7 @@ def _shipped_entries(version: str) -> tuple[list[Skill], list[Skill]]:
     after: list[Skill] = []
     for entry in SHIPPED[version]:
         skill = Skill(name=entry.name, source=entry.source, path="", root="", label=entry.name,
-                      extra={"shipped": True, "exempt": entry.exempt})
+                      shipped=True, facts=ClaudeSkillFacts(exempt=entry.exempt))
         (after if entry.source == "builtin" else before).append(skill)
     return before, after
 
@@ -553,8 +582,10 @@ def _discover(opts: Options) -> Catalog:
     _apply_filters(scan, ordered, settings)
 
     catalog = _catalog(paths.cwd, paths.home, ordered, disabled_items, plugins, settings)
-    catalog.extra.update(paths=paths, project_dirs=walk, add_dirs=add_dirs, managed_root=managed_root,
-                         found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
+    catalog.facts = ClaudeFacts(
+        project_root=paths.git_root, git_root=paths.git_root,
+        watch=[os.path.join(d, ".claude", *sub) for d in walk for sub in ((), ("skills",), ("commands",))],
+        paths=paths, found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
     catalog.diagnostics = scan.diags
     return catalog
 
@@ -564,7 +595,7 @@ def _order(scan: _Scan, entries: list[Skill], shipped_before: list[Skill], shipp
     """Same-file dedupe, first-name-wins and the add-dir scoped extras (§6), then the listing's order of everything."""
     entries = entries + shipped_before
     scoped = _resolve(scan, entries, shipped_after, add_dir_labels)
-    ordered = [s for s in entries if not s.extra.get("shipped")] + shipped_before + shipped_after
+    ordered = [s for s in entries if not s.shipped] + shipped_before + shipped_after
     # §6.3, observed: the scoped extras go just before the first entry named `init` that was not shadowed (the
     # builtin command, or a skill or command that took its name, listed or hidden), whatever its group.
     at = next((i for i, s in enumerate(ordered) if s.name == "init" and s.status == LISTED), len(ordered) - len(shipped_after))
@@ -609,6 +640,21 @@ class Found:
     loaded: dict[int, Loaded]  # id(entry) -> its fields as read (resolution changes them in place)
 
 
+@dataclass
+class ClaudeFacts(CatalogFacts):
+    """Claude Code's facts about one discovery."""
+
+    paths: Paths | None = None  # the folders and files it read from
+    found: Found | None = None  # what it read, to resolve again under other settings (what if)
+
+
+def facts_of(catalog: Catalog) -> ClaudeFacts:
+    """A Claude Code catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, ClaudeFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Claude Code facts")
+    return catalog.facts
+
+
 # The settings whose values resolution reads and discovery does not: a change to one of them is answered again from
 # what was found (observed rules: §7.1 skillOverrides, §10.3-10.5 enabledPlugins).
 RESOLVED_KEYS = ("enabledPlugins", "skillOverrides")
@@ -618,8 +664,8 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
     """The catalog discovery would build if the settings were `settings` (the same files, other `enabledPlugins` or
     `skillOverrides` values), from what `catalog`'s discovery read: no file is read, no folder listed, `catalog` is
     not changed. Diagnostics are the scan's, not resolved again. None when `catalog` carries no `Found`."""
-    found = catalog.extra.get("found")
-    if not isinstance(found, Found):
+    found = catalog.facts.found if isinstance(catalog.facts, ClaudeFacts) else None
+    if found is None:
         return None
 
     def fresh(s: Skill) -> Skill:  # a shallow copy as read (no __init__: thousands of entries, same fields)
@@ -640,7 +686,7 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
                      found.add_dir_labels)
     _apply_filters(scan, ordered, settings)
     again = _catalog(catalog.cwd, catalog.home, ordered, disabled, plugins, settings)
-    again.extra.update(catalog.extra)
+    again.facts = catalog.facts
     again.diagnostics = list(catalog.diagnostics)
     return again
 
@@ -659,7 +705,7 @@ def _plugin_items(scan: _Scan, ranked: list[Plugin]) -> dict[str, list[Skill]]:
             s = Skill(name=fs_name(item.name), source=source, path=item.path, root=item.root, plugin=p.id, kind=item.kind,
                       skill_dir=item.skill_dir)
             if item.named_by_frontmatter:
-                s.extra["named_by_frontmatter"] = True
+                s.facts = ClaudeSkillFacts(named_by_frontmatter=True)
             if item.st is not None:
                 scan.stats[item.path] = item.st
             mine.append(s)
@@ -703,12 +749,12 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
     winners: dict[str, Skill] = {}
     scoped: list[Skill] = []
     for s in entries:
-        if s.source in ("plugin", "plugin-command") and s.extra.get("named_by_frontmatter") and s.display_name:
+        if s.source in ("plugin", "plugin-command") and skill_facts(s).named_by_frontmatter and s.display_name:
             s.name = f"{s.name.rsplit(':', 1)[0]}:{s.display_name}"  # the items' prefix (manifest name)
         if s.status != LISTED:
             continue
         if s.path:
-            real = s.extra.get("file_id") or s.path  # (device, inode): cheaper than realpath, same answer
+            real = skill_facts(s).file_id or s.path  # (device, inode): cheaper than realpath, same answer
             first = scan.seen_files.get(real)
             if first is not None:
                 s.status, s.shadowed_by = SHADOWED, first.path
@@ -722,26 +768,26 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             scan.diag("error", "claude-name-invalid", s.path, f"{s.name!r} is not offered: {problem}",
                       fix="Rename the folder or file")
             continue
-        if s.extra.get("paths"):
+        if s.paths:
             s.status = CONDITIONAL
-            s.reason = "listed only once a file matching paths is touched: " + ", ".join(s.extra["paths"])
+            s.reason = "listed only once a file matching paths is touched: " + ", ".join(s.paths)
             scan.diag("info", "claude-conditional", s.path, f"{s.name} is conditional; {s.reason}")
             continue
         first = winners.get(s.name)
         if first is None:
-            if not s.extra.get("disable_model_invocation"):  # a hidden entry does not take its name (§7.1, observed)
+            if not skill_facts(s).disable_model_invocation:  # a hidden entry does not take its name (§7.1, observed)
                 winners[s.name] = s
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
         s.reason = f"the name is taken by the {first.source} entry {first.path or first.name}"
-        if not s.extra.get("shipped"):
+        if not s.shipped:
             scan.diag("info", "claude-shadowed", s.path, f"{s.name} ({s.source}) is shadowed by {first.source} {first.path}")
         if s.source == "add-dir":
             add_dir = os.path.dirname(os.path.dirname(s.root))
             folder = add_dir_labels.get(add_dir) or os.path.basename(add_dir)
             extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
                           description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
-                          extra=dict(s.extra, scoped_extra=True))
+                          paths=s.paths, facts=dataclasses.replace(skill_facts(s), scoped_extra=True))
             extra.scoped_suffix = (f' (scoped to {folder}/ — use this instead of the unscoped "{s.name}" skill '
                                    f"when the files being changed are under {folder}/)")
             scoped.append(extra)
@@ -795,11 +841,12 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
         if s.status != LISTED:
             continue
         s.override = override_of(s, overrides) or s.override
-        if s.extra.get("disable_model_invocation"):
+        facts = skill_facts(s)
+        if facts.disable_model_invocation:
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):
             s.status, s.reason = DISABLED, f"skillOverrides sets it to {s.override}"
-        elif s.source in ("plugin", "plugin-command") and not s.extra.get("has_description"):
+        elif s.source in ("plugin", "plugin-command") and not facts.has_description:
             s.status, s.reason = FILTERED, "a plugin item without description or when_to_use is not listed"
             if s.source == "plugin":  # a skill the model never sees is not offered
                 scan.diag("error", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
@@ -811,11 +858,11 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
         if s.status != LISTED:
             continue
         s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
-        if not s.extra.get("shipped") and s.override != "name-only" and _capped(s, cap):
+        if not s.shipped and s.override != "name-only" and _capped(s, cap):
             scan.diag("warning", "claude-description-capped", s.path,
                       f"{s.name}: description and when_to_use are longer than {cap} UTF-16 units; the listing cuts them",
                       fix="Shorten the description; move detail into the body")
-        if (s.display_name and s.display_name != s.name and s.label == s.name and not s.extra.get("shipped")
+        if (s.display_name and s.display_name != s.name and s.label == s.name and not s.shipped
                 and not (s.source in ("plugin", "plugin-command") and s.display_name.split(":", 1)[-1] == s.name.split(":", 1)[-1])):
             scan.diag("info", "claude-display-name-unused", s.path,
                       f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")

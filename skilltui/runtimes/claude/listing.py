@@ -250,7 +250,7 @@ class Prepared:
 def _prepare_entry(skill: Skill, version: str, cap: int, usage: Usage | None, now_ms: float) -> PreparedEntry:
     name = skill.name
     score = _score_of(name, usage, now_ms)
-    shipped = bool(skill.extra.get("shipped"))
+    shipped = skill.shipped
     if skill.override == "name-only":  # forced row `- <name>`, both forms, fixed
         row = f"- {name}"
         w = width(row)

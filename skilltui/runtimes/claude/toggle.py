@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui import fsio, settings_writer
-from skilltui.model import Catalog, Plugin
+from skilltui.model import Catalog, JSONValue, Plugin
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings, SettingsSource
 from skilltui.runtimes.claude.settings import of as settings_of
 
@@ -29,10 +29,10 @@ class Outcome:
     scope_given: bool
     message: str
     failure_code: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JSONValue] = field(default_factory=dict)  # Claude Code's own extra keys of the --json line
     path: str | None = None  # the settings file to write
     keys: tuple[str, ...] = ()
-    value: Any = None
+    value: JSONValue = None  # the value written at `keys`
     change: settings_writer.Change | None = None
     warnings: list[str] = field(default_factory=list)
     within: str | None = None  # project/local scope: the project folder the real target must stay in (issue #17.6)

@@ -36,7 +36,7 @@ from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from skilltui import fsio
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
-from skilltui.runtimes.claude.discovery import load_skills_root, override_of, skill_overrides, split_paths
+from skilltui.runtimes.claude.discovery import load_skills_root, override_of, skill_facts, skill_overrides, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
 from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import collation_key
@@ -224,7 +224,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str | tuple[Tool, str]]
     def offered(s: Skill) -> Skill | None:
         """The entry as it is listed, or None when §7.1 keeps it out (hidden, or switched off by skillOverrides)."""
         override = override_of(s, overrides)
-        if s.status not in (LISTED, CONDITIONAL) or s.extra.get("disable_model_invocation") or override in (
+        if s.status not in (LISTED, CONDITIONAL) or skill_facts(s).disable_model_invocation or override in (
                 "off", "user-invocable-only"):
             return None
         return replace(s, status=LISTED, label=s.label or s.name, override=override)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skilltui.model import Catalog, Options
-from skilltui.runtimes import ModelPreset
+from skilltui.runtimes import ModelPreset, ModelTexts
 
 if TYPE_CHECKING:
+    from skilltui.budget import ModelChoice
     from skilltui.runtimes.codex.prompt import CodexPrompt
 
 # The models Codex 0.171.0 lists (visibility "list" in its bundled models.json), by display name; their windows are
@@ -32,6 +33,10 @@ class _Codex:
     label = "Codex CLI"
     version = "0.171.0"
     presets = MODELS
+    listing_budget = False  # its own budget (2% of the window), applied by its own prompt builder
+    toggles_plugins = False
+    lists_on_touch = False
+    display_names_find = True
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.codex.discovery import discover
@@ -47,6 +52,18 @@ class _Codex:
         from skilltui import preview, refs
 
         return refs.resolve_skill_url(url, preview.skill_urls(catalog))
+
+
+    def listing_model(self, catalog: Catalog, opts: Options) -> ModelChoice | None:
+        return None  # the prompt's model is in `budget --json` (`model`), not in `list --json`
+
+    def model_texts(self, catalog: Catalog) -> ModelTexts:
+        from skilltui.runtimes.codex.discovery import facts_of
+
+        prompt = facts_of(catalog).prompt
+        if prompt is None:
+            return ModelTexts()
+        return ModelTexts(by_path={e.path: e.description for e in prompt.entries})
 
 
 RUNTIME = _Codex()

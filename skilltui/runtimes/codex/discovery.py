@@ -31,6 +31,7 @@ from skilltui.model import (
     INVALID,
     LISTED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
@@ -38,7 +39,14 @@ from skilltui.model import (
     Skill,
 )
 from skilltui.runtimes.codex import models
-from skilltui.runtimes.codex.prompt import CodexPrompt, build_prompt, cut_description, path_key
+from skilltui.runtimes.codex.prompt import (
+    CodexPrompt,
+    CodexSkillFacts,
+    build_prompt,
+    cut_description,
+    path_key,
+    skill_facts,
+)
 
 NAME = "codex"
 VERSION = "0.171.0"
@@ -880,6 +888,25 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
     return rules
 
 
+@dataclass
+class CodexFacts(CatalogFacts):
+    """Codex's facts about one discovery."""
+
+    codex_home: str = ""
+    config: str | None = None  # the user's config.toml
+    root_markers: list[str] = field(default_factory=list)  # project_root_markers in effect
+    roots: list[Root] = field(default_factory=list)  # every skills root, in scan order
+    model: models.ModelChoice | None = None  # the model Codex would run, whose window the prompt is cut to
+    prompt: CodexPrompt | None = None  # the prompt under that window
+
+
+def facts_of(catalog: Catalog) -> CodexFacts:
+    """A Codex catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, CodexFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Codex facts")
+    return catalog.facts
+
+
 # ---------------------------------------------------------------- roots (§1)
 @dataclass
 class Root:
@@ -1088,54 +1115,54 @@ def _codex_home(opts: Options, home: str, diags: list[Diagnostic]) -> str:
     return os.path.join(home, ".codex")
 
 
+def _facts(s: Skill) -> CodexSkillFacts:
+    """Facts of a skill this discovery made (each has them)."""
+    facts = skill_facts(s)
+    if facts is None:
+        raise TypeError(f"{s.path}: not a Codex skill")
+    return facts
+
+
 def _load_skill(found: _Found, namespaces: _Namespaces, diags: list[Diagnostic]) -> Skill:
     path = found.path
     real = canonical(path)
     folder = os.path.dirname(real)
     skill = Skill(name=os.path.basename(folder) or "skill", source=found.root.scope, path=real,
                   root=found.root.canonical, skill_dir=folder)
-    skill.extra.update({"runtime": NAME, "scope": found.root.scope, "enabled": True})
+    facts = skill.facts = CodexSkillFacts(found.root.scope)
     if found.as_found and found.as_found != real:
-        skill.extra["found_path"] = found.as_found
+        facts.found_path = found.as_found
     text, err = read_utf8(path)
     if text is None:
-        skill.extra["error"] = f"failed to read file: {err}"
-        skill.extra["error_code"] = "codex-read-failed"
+        facts.error, facts.error_code = f"failed to read file: {err}", "codex-read-failed"
         return skill
     parsed = parse_skill_text(text, os.path.basename(folder))
     skill.frontmatter = parsed.frontmatter
     if parsed.name:
         skill.name = parsed.name
-    for key, value in (("name_line", parsed.name_line), ("description_line", parsed.description_line)):
-        if value is not None:
-            skill.extra[key] = value
+    facts.name_line, facts.description_line = parsed.name_line, parsed.description_line
     if parsed.error:
-        skill.extra["error"] = parsed.error
-        skill.extra["error_code"] = parsed.code
-        skill.extra["error_line"] = parsed.error_line
+        facts.error, facts.error_code, facts.error_line = parsed.error, parsed.code, parsed.error_line
         if parsed.description:
             skill.description = parsed.description
         return skill
     namespace = namespaces.for_path(real)
     if namespace is not None:
         skill.name = f"{namespace}:{parsed.name}"
-        skill.extra["namespace"] = namespace
+        facts.namespace = namespace
         if len(skill.name) > MAX_QUALIFIED_NAME_LEN:
-            skill.extra["error"] = f"invalid qualified name: exceeds maximum length of {MAX_QUALIFIED_NAME_LEN} characters"
-            skill.extra["error_code"] = "codex-name-too-long"
-            skill.extra["error_line"] = parsed.name_line
+            facts.error = f"invalid qualified name: exceeds maximum length of {MAX_QUALIFIED_NAME_LEN} characters"
+            facts.error_code, facts.error_line = "codex-name-too-long", parsed.name_line
             return skill
     skill.label = skill.name
     skill.description = parsed.description
-    if parsed.repaired:
-        skill.extra["yaml_repaired"] = True
-    if parsed.short_description is not None:
-        skill.extra["short_description"] = parsed.short_description
-    _load_metadata(skill, folder, diags)
+    facts.yaml_repaired = parsed.repaired
+    facts.short_description = parsed.short_description
+    _load_metadata(skill, facts, folder, diags)
     return skill
 
 
-def _load_metadata(skill: Skill, folder: str, diags: list[Diagnostic]) -> None:
+def _load_metadata(skill: Skill, facts: CodexSkillFacts, folder: str, diags: list[Diagnostic]) -> None:
     meta_path = os.path.join(folder, *METADATA_REL)
     if not os.path.isfile(meta_path):
         return
@@ -1155,19 +1182,19 @@ def _load_metadata(skill: Skill, folder: str, diags: list[Diagnostic]) -> None:
                            f"ignoring agents/openai.yaml: invalid openai.yaml: {message}",
                            line=line + 1 if line is not None else None))
         return
-    skill.extra["metadata_path"] = meta_path
+    facts.metadata_path = meta_path
     if meta.interface:
-        skill.extra["interface"] = meta.interface
+        facts.interface = meta.interface
         skill.display_name = meta.interface.get("displayName")
     if meta.dependencies:
-        skill.extra["dependencies"] = meta.dependencies
+        facts.dependencies = meta.dependencies
     if meta.policy is not None:
-        skill.extra["policy"] = meta.policy
+        facts.policy = meta.policy
         allow = meta.policy.get("allow_implicit_invocation")
         if allow is not None:
-            skill.extra["allow_implicit_invocation"] = allow
+            facts.allow_implicit_invocation = allow
             if allow is False:
-                skill.extra["implicit_line"] = meta.allow_implicit_line
+                facts.implicit_line = meta.allow_implicit_line
 
 
 def _system_skills(root: Root, scanned: list[Skill]) -> list[Skill]:
@@ -1180,9 +1207,8 @@ def _system_skills(root: Root, scanned: list[Skill]) -> list[Skill]:
         folder = os.path.join(root.canonical, name)
         s = Skill(name=name, source="system", path=os.path.join(folder, SKILLS_FILENAME), root=root.canonical,
                   skill_dir=folder, label=name)
-        s.extra.update({"runtime": NAME, "scope": "system", "enabled": True, "shipped": True})
-        if not offered:
-            s.extra["allow_implicit_invocation"] = False
+        s.shipped = True
+        s.facts = CodexSkillFacts("system", allow_implicit_invocation=None if offered else False)
         out.append(s)
     return out
 
@@ -1221,10 +1247,9 @@ def discover(opts: Options) -> Catalog:
             except Exception as exc:  # a safety net: one hostile file never stops the scan
                 skill = Skill(name=os.path.basename(os.path.dirname(f.path)), source=root.scope, path=f.path,
                               root=root.canonical)
-                skill.extra.update({"runtime": NAME, "scope": root.scope, "enabled": True,
-                                    "error": f"skilltui could not read this file ({exc.__class__.__name__})",
-                                    "error_code": "codex-read-failed"})
-            if skill.extra.get("error"):
+                skill.facts = CodexSkillFacts(root.scope, error=f"skilltui could not read this file "
+                                              f"({exc.__class__.__name__})", error_code="codex-read-failed")
+            if _facts(skill).error:
                 if root.scope != "system":  # Codex never reports errors from the system root
                     invalid.setdefault((root.canonical, skill.path), skill)
                 continue
@@ -1241,8 +1266,8 @@ def discover(opts: Options) -> Catalog:
     for rule in rules:
         for s in valid:
             if (rule.kind == "path" and s.path == rule.value) or (rule.kind == "name" and s.name == rule.value):
-                s.extra["enabled"] = rule.enabled
-                s.extra["decided_by"] = {"file": user_cfg.path, "line": rule.line, "selector": rule.text}
+                facts = _facts(s)
+                facts.enabled, facts.decided_by = rule.enabled, (user_cfg.path, rule.line, rule.text)
 
     valid.sort(key=_list_key)
     # errors come root by root in scan order, breadth-first within a root (shallower files first), then by the path
@@ -1250,32 +1275,26 @@ def discover(opts: Options) -> Catalog:
     root_rank = {r.canonical: i for i, r in enumerate(roots)}
 
     def error_key(s: Skill) -> tuple[int, int, tuple[str, ...]]:
-        where = s.extra.get("found_path") or s.path
+        where = _facts(s).found_path or s.path
         rel = os.path.relpath(where, s.root) if s.root else where
         return root_rank.get(s.root, len(roots)), rel.count(os.sep), path_key(where)
 
     catalog.skills = valid + sorted(invalid.values(), key=error_key)
-    catalog.extra.update({
-        "codex_home": codex_home,
-        "project_root": proj,
-        "config": user_cfg.path,
-        "root_markers": markers,
-        "roots": [r.to_json() for r in roots],
-    })
-
-    catalog.extra["model"] = models.resolve(user_cfg.data, user_cfg.path)
-    prompt = build_prompt(catalog)  # under the window of the model Codex would run
-    catalog.extra["prompt"] = prompt
+    about = catalog.facts = CodexFacts(project_root=proj, codex_home=codex_home, config=user_cfg.path,
+                                       root_markers=markers, roots=roots,
+                                       model=models.resolve(user_cfg.data, user_cfg.path))
+    prompt = about.prompt = build_prompt(catalog)  # under the window of the model Codex would run
     position = {e.path: i for i, e in enumerate(prompt.included())}
     for s in valid:
         s.label = s.label or s.name
-        if not s.extra.get("enabled", True):
-            decided = s.extra.get("decided_by", {})
+        mine = _facts(s)
+        if not mine.enabled:
+            file, _line, selector = mine.decided_by or ("", None, "")
             s.status = DISABLED
-            s.reason = f"disabled by [[skills.config]] {decided.get('selector', '')} in {decided.get('file', '')}"
-        elif s.extra.get("allow_implicit_invocation") is False:
+            s.reason = f"disabled by [[skills.config]] {selector} in {file}"
+        elif mine.allow_implicit_invocation is False:
             s.status = HIDDEN
-            where = "Codex ships it with" if s.extra.get("shipped") else "agents/openai.yaml sets"
+            where = "Codex ships it with" if s.shipped else "agents/openai.yaml sets"
             s.reason = (f"{where} policy.allow_implicit_invocation: false: invocable as ${s.name} and in "
                         "skills/list, not in the model's list")
         elif s.path in position:
@@ -1284,7 +1303,7 @@ def discover(opts: Options) -> Catalog:
             s.status = FILTERED
             s.reason = f"left out of the prompt: over the skills context budget ({prompt.budget} {prompt.unit})"
     for s in invalid.values():
-        s.status, s.reason = INVALID, s.extra["error"]
+        s.status, s.reason = INVALID, _facts(s).error
         s.label = s.label or s.name
 
     _diagnose(catalog, valid, list(invalid.values()), diags)
@@ -1298,8 +1317,9 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
         if s.path in reported:  # one finding per file, however many roots reach it
             continue
         reported.add(s.path)
-        diags.append(_diag("error", s.extra.get("error_code") or "codex-yaml-invalid", s.path, s.extra["error"],
-                           line=s.extra.get("error_line")))
+        facts = _facts(s)
+        diags.append(_diag("error", facts.error_code or "codex-yaml-invalid", s.path, facts.error or "",
+                           line=facts.error_line))
     by_name: dict[str, list[Skill]] = {}
     for s in valid:
         by_name.setdefault(s.name, []).append(s)
@@ -1309,17 +1329,18 @@ def _diagnose(catalog: Catalog, valid: list[Skill], invalid: list[Skill], diags:
                 others = ", ".join(o.path for o in group if o is not s)
                 diags.append(_diag("info", "codex-duplicate-name", s.path,
                                    f"the name {name!r} also comes from {others}; Codex keeps every copy",
-                                   line=s.extra.get("name_line")))
+                                   line=_facts(s).name_line))
     for s in valid:
         if s.description is not None and len(s.description) > MAX_DESCRIPTION_LEN:
             diags.append(_diag("warning", "codex-description-long", s.path,
                                f"description is {len(s.description)} characters; the prompt shows the first "
                                f"{MAX_DESCRIPTION_LEN - 3} and '...' ({len(cut_description(s.description))} in all)",
-                               line=s.extra.get("description_line")))
-        if s.extra.get("allow_implicit_invocation") is False and not s.extra.get("shipped"):
-            diags.append(_diag("info", "codex-implicit-off", s.extra.get("metadata_path", s.path),
+                               line=_facts(s).description_line))
+        facts = _facts(s)
+        if facts.allow_implicit_invocation is False and not s.shipped:
+            diags.append(_diag("info", "codex-implicit-off", facts.metadata_path or s.path,
                                f"{s.name}: policy.allow_implicit_invocation is false; invocable as ${s.name}, "
-                               "not in the prompt", line=s.extra.get("implicit_line")))
-    prompt = catalog.extra.get("prompt")
-    if isinstance(prompt, CodexPrompt) and prompt.warning:
+                               "not in the prompt", line=facts.implicit_line))
+    prompt = facts_of(catalog).prompt
+    if prompt is not None and prompt.warning:
         diags.append(_diag("warning", "codex-budget-exceeded", None, prompt.warning))

@@ -30,7 +30,38 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui.model import Catalog, Skill
+from skilltui.model import Catalog, JSONValue, Skill, SkillFacts
+from skilltui.runtimes.codex.models import ModelChoice
+
+
+@dataclass(slots=True)
+class CodexSkillFacts(SkillFacts):
+    """What Codex's discovery keeps about one skill beyond its row."""
+
+    scope: str  # repo | user | system | admin
+    enabled: bool = True  # [[skills.config]] can turn it off
+    decided_by: tuple[str | None, int | None, str] | None = None  # (file, line, selector) of the rule that did
+    found_path: str | None = None  # the path through the links the scan walked, when it is not the real path
+    error: str | None = None  # why Codex rejects the file; None when it loads
+    error_code: str | None = None
+    error_line: int | None = None
+    name_line: int | None = None
+    description_line: int | None = None
+    namespace: str | None = None  # the plugin namespace that prefixes its name
+    yaml_repaired: bool = False
+    short_description: str | None = None
+    metadata_path: str | None = None  # agents/openai.yaml, when it was read
+    interface: dict[str, str] | None = None
+    dependencies: dict[str, JSONValue] | None = None
+    policy: dict[str, JSONValue] | None = None
+    allow_implicit_invocation: bool | None = None  # policy.allow_implicit_invocation, when set
+    implicit_line: int | None = None
+
+
+def skill_facts(s: Skill) -> CodexSkillFacts | None:
+    """A Codex skill's facts; None for a skill of another runtime."""
+    return s.facts if isinstance(s.facts, CodexSkillFacts) else None
+
 
 OPEN_TAG = "<skills_instructions>"
 CLOSE_TAG = "</skills_instructions>"
@@ -188,7 +219,7 @@ class CodexPrompt:
     over_budget: bool = False
     warning: str | None = None
     shipped_not_shown: list[str] = field(default_factory=list)  # names whose line text is Codex's own
-    model: Any = None  # the models.ModelChoice the window came from, when it came from the catalog
+    model: ModelChoice | None = None  # the model the window came from, when it came from the catalog
 
     @property
     def budget_chars(self) -> int:
@@ -321,12 +352,13 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
     for s in ordered:
         a = alias.get(s.root)
         prefix = s.root.rstrip("/") + "/"
-        where = s.extra.get("found_path") or s.path  # through the link names the scan walked, not resolved
+        facts = skill_facts(s)
+        where = (facts.found_path if facts else None) or s.path  # through the link names the scan walked
         if a is not None and where.startswith(prefix):
             file = f"{a}/{where[len(prefix):]}"
         else:
             file = s.path
-        shipped = bool(s.extra.get("shipped")) and s.description is None
+        shipped = s.shipped and s.description is None
         desc = None if s.description is None else cut_description(s.description)
         e = PromptEntry(name=s.name, scope=s.source, path=s.path, file=file, description=desc, shipped=shipped,
                         cut_1024=desc is not None and desc != s.description)
@@ -403,20 +435,23 @@ def render_prompt(skills: Iterable[Skill], roots: Sequence[str], context_window:
 
 def prompt_eligible(skill: Skill) -> bool:
     """Enabled, valid, and not opted out of implicit invocation (`policy.allow_implicit_invocation: false`)."""
-    if skill.extra.get("runtime") != "codex" or skill.extra.get("error"):
+    facts = skill_facts(skill)
+    if facts is None or facts.error:
         return False
-    return bool(skill.extra.get("enabled", True)) and skill.extra.get("allow_implicit_invocation") is not False
+    return facts.enabled and facts.allow_implicit_invocation is not False
 
 
 def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPrompt:
     """The prompt for a Codex catalog under a context window (None: the window of the model Codex would run for this
     user, from discovery; 8000 characters when the catalog does not say). Pure; never re-scans."""
-    choice = catalog.extra.get("model")
-    if context_window is None:
-        context_window = getattr(choice, "context_window", None)
-    found = catalog.extra.get("roots")
-    roots = [r["path"] for r in found] if isinstance(found, list) else []
+    from skilltui.runtimes.codex.discovery import facts_of  # discovery builds on this module
+
+    facts = facts_of(catalog)
+    choice = facts.model
+    if context_window is None and choice is not None:
+        context_window = choice.context_window
+    roots = [r.canonical for r in facts.roots]
     prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window,
-                           how_to_use=bool(getattr(choice, "usage_instructions", False)))
+                           how_to_use=choice is not None and choice.usage_instructions)
     prompt.model = choice
     return prompt

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skilltui.model import Catalog, Diagnostic, Options
+from skilltui.runtimes import ModelTexts
 
 if TYPE_CHECKING:
+    from skilltui.budget import ModelChoice
     from skilltui.runtimes import ModelPreset
     from skilltui.runtimes.gemini.prompt import GeminiPrompt
     from skilltui.runtimes.gemini.toggle import GeminiToggle
@@ -18,6 +20,10 @@ class _Gemini:
     version = "0.61.0"
     has_budget = False  # every enabled skill is sent in full
     presets: tuple[ModelPreset, ...] = ()  # no budget: no model changes the prompt's skills
+    listing_budget = False
+    toggles_plugins = False
+    lists_on_touch = False
+    display_names_find = True
 
     def discover(self, opts: Options) -> Catalog:
         from skilltui.runtimes.gemini.discovery import discover
@@ -35,11 +41,14 @@ class _Gemini:
 
         return findings(catalog)
 
-    def prompt_descriptions(self, catalog: Catalog) -> dict[str, str]:
+    def listing_model(self, catalog: Catalog, opts: Options) -> ModelChoice | None:
+        return None
+
+    def model_texts(self, catalog: Catalog) -> ModelTexts:
         """{name: description as the model receives it} for the listed skills."""
         from skilltui.runtimes.gemini.prompt import GeminiPrompt
 
-        return GeminiPrompt(catalog).entries()
+        return ModelTexts(by_name=GeminiPrompt(catalog).entries())
 
     def plan_skill_toggle(self, catalog: Catalog, action: str, name: str, scope: str | None = None) -> GeminiToggle:
         """Enable or disable one skill as Gemini CLI writes `skills.disabled`; nothing is written until applied."""

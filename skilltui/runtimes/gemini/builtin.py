@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from skilltui.model import Skill
+from skilltui.runtimes.gemini.facts import GeminiSkillFacts
 
 # In the order Gemini CLI's scan reads them (descending folder name).
 BUILTINS: tuple[tuple[str, str], ...] = (
@@ -32,5 +33,5 @@ def skills(env: dict[str, str]) -> list[Skill]:
     for name, description in BUILTINS:
         path = os.path.join(root, name, "SKILL.md")
         out.append(Skill(name=name, label=name, source="builtin", path=path, root=root, description=description,
-                         skill_dir=None, extra={"tier": "builtin", "alias": False, "shipped": True}))
+                         skill_dir=None, shipped=True, facts=GeminiSkillFacts("builtin")))
     return out

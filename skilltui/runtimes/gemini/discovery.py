@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
 from skilltui.frontmatter import read_text
 from skilltui.model import (
@@ -16,6 +15,7 @@ from skilltui.model import (
     LISTED,
     SHADOWED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
@@ -25,14 +25,12 @@ from skilltui.model import (
 from skilltui.runtimes.gemini import builtin
 from skilltui.runtimes.gemini import frontmatter as gfm
 from skilltui.runtimes.gemini import settings as gsettings
+from skilltui.runtimes.gemini.facts import GeminiSkillFacts, Tier
 
 NAME, VERSION = "gemini", "0.61.0"
 READ_CAP = 8 * 1024 * 1024  # Gemini reads whole files; we stop here and say so
 SKILL_FILE = "SKILL.md"
 IGNORED_DIRS = ("node_modules",)
-
-
-Tier = Literal["builtin", "extension", "user", "workspace"]
 
 
 @dataclass
@@ -112,10 +110,9 @@ def _too_deep(folder: str, diags: list[Diagnostic]) -> None:
 def load_skill(path: str, root: Root, workspace: str = "") -> tuple[Skill, gfm.GeminiFrontmatter | None]:
     skill = Skill(name=os.path.basename(os.path.dirname(path)), source=root.tier, path=path, root=root.path,
                   skill_dir=os.path.dirname(path))
-    skill.extra = {"tier": root.tier, "alias": root.alias}
+    facts = skill.facts = GeminiSkillFacts(root.tier, root.alias)
     if root.extension:
-        skill.plugin = root.extension
-        skill.extra["extension"] = root.extension
+        skill.plugin = facts.extension = root.extension
     try:
         ft = read_text(path, READ_CAP)
     except OSError as exc:
@@ -136,9 +133,8 @@ def load_skill(path: str, root: Root, workspace: str = "") -> tuple[Skill, gfm.G
     skill.description = parsed.description
     if root.extension is not None:
         skill.description = substitute(parsed.description, root, workspace)
-    skill.extra["via"] = parsed.via
-    if ft.truncated:
-        skill.extra["truncated"] = True
+    facts.via = parsed.via
+    facts.truncated = ft.truncated
     return skill, parsed
 
 
@@ -149,6 +145,24 @@ PROBLEMS = {
     "gemini-description-missing": "no `description:` in the frontmatter (YAML or line by line); Gemini CLI skips it "
                                   "silently",
 }
+
+
+@dataclass
+class GeminiFacts(CatalogFacts):
+    """Gemini CLI's facts about one discovery."""
+
+    trust: gsettings.Trust | None = None  # whether the workspace is trusted, and what decided it
+    roots: list[Root] = field(default_factory=list)  # every skills root, in scan order
+    extensions: list[gsettings.Extension] = field(default_factory=list)
+    settings_notes: list[str] = field(default_factory=list)
+    fatal: str | None = None  # a settings error Gemini CLI exits on (status 52): nothing else is read
+
+
+def facts_of(catalog: Catalog) -> GeminiFacts:
+    """A Gemini CLI catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, GeminiFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no Gemini CLI facts")
+    return catalog.facts
 
 
 def substitute(text: str, root: Root, workspace: str) -> str:
@@ -172,16 +186,17 @@ def discover(opts: Options) -> Catalog:
                                f"Warning: Skipping extension in {e.folder}: {e.problem}",
                                fix="Give gemini-extension.json a \"name\" (letters, digits, -) and a \"version\""))
     all_roots = roots(st, exts)
-    catalog.extra.update({"trust": st.trust, "roots": all_roots, "extensions": exts, "settings_notes": list(st.notes)})
+    facts = catalog.facts = GeminiFacts(trust=st.trust, roots=all_roots, extensions=exts,
+                                        settings_notes=list(st.notes))
     for note in st.notes:
         diags.append(_diag("error", "gemini-system-settings-skipped", None, note))
     if st.fatal:
         diags.append(_diag("error", "gemini-settings-invalid", None, st.fatal,
                            fix="Fix the file: Gemini CLI exits with status 52 and does not start"))
-        catalog.extra["fatal"] = st.fatal
+        facts.fatal = st.fatal
         return catalog
     if not st.trust.trusted:
-        catalog.extra["notice"] = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"
+        facts.notice = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"
         diags.append(_diag("info", "gemini-workspace-untrusted", st.trust.decided_by,
                            f"workspace skills and {st.paths.workspace_settings} are not read: {st.trust.detail}",
                            fix="Trust the folder (`/permissions` in Gemini CLI, or ~/.gemini/trustedFolders.json)"))

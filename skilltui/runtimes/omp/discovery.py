@@ -2,7 +2,7 @@
 
 Public API:
     NAME, VERSION, VERSIONS
-    discover(opts) -> Catalog                 every SKILL.md found, its fate, omp's own JSON in catalog.extra
+    discover(opts) -> Catalog                 every SKILL.md found, its fate, omp's own JSON in catalog.facts
     skill_list_json(catalog) -> SkillListJson exactly what `omp skill list --json` prints (§9)
     skill_list_text(catalog) -> (stdout, stderr)
     prompt_entries(catalog) -> [(name, description as the model sees it)]
@@ -22,7 +22,7 @@ import os
 import posixpath
 import re
 import stat as stat_mod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 from urllib.parse import unquote_to_bytes
 
@@ -36,11 +36,13 @@ from skilltui.model import (
     LISTED,
     SHADOWED,
     Catalog,
+    CatalogFacts,
     Diagnostic,
     Frontmatter,
     Options,
     Severity,
     Skill,
+    SkillFacts,
     StatusValue,
 )
 from skilltui.runtimes.omp import plugins as plug
@@ -728,9 +730,7 @@ def discover(opts: Options) -> Catalog:
         if c.status == LISTED:
             skill.order = order
             order += 1
-        skill.extra = {"provider": c.provider, "level": c.level, "hide": c.hide, "base_dir": c.base_dir}
-        if c.plugin_root:
-            skill.extra["plugin_root"] = c.plugin_root
+        skill.facts = OmpSkillFacts(c.provider, c.level, c.hide, c.base_dir, c.plugin_root)
         skills.append(skill)
 
     if not skills_on:
@@ -744,22 +744,51 @@ def discover(opts: Options) -> Catalog:
         d.runtime = NAME
     catalog = Catalog(runtime=NAME, runtime_version=VERSIONS[ctx.rules], cwd=ctx.cwd, home=ctx.home, skills=skills,
                       diagnostics=list(unique.values()), settings=settings)
-    catalog.extra = {
-        "omp_rules": ctx.rules,
-        "native_dir": ctx.native,
-        "agent_dir": ctx.agent_dir,
-        "claude_config_dir": ctx.claude_cfg,
-        "repo_root": ctx.repo_root,
-        "walk": list(ctx.walk),
-        "providers": [pid for pid, _p, _d in providers],
-        "providers_not_modelled": [p for p in NOT_MODELLED if p in display],
-        "omp_skills": omp_skills,
-        "omp_warnings": omp_warnings,
-        "settings_files": list(settings.files),
-        "compress_descriptions": ctx.rules == "18" and settings.raw("skills.compressDescriptions") is not False,
-        "plugin_roots": [{"id": r.id, "path": r.path, "scope": r.scope} for r in ctx.plugin_roots],
-    }
+    catalog.facts = OmpFacts(
+        project_root=ctx.repo_root, rules=ctx.rules, native_dir=ctx.native, agent_dir=ctx.agent_dir,
+        claude_config_dir=ctx.claude_cfg, repo_root=ctx.repo_root, walk=list(ctx.walk),
+        providers=[pid for pid, _p, _d in providers], providers_not_modelled=[p for p in NOT_MODELLED if p in display],
+        omp_skills=omp_skills, omp_warnings=omp_warnings, settings_files=list(settings.files),
+        compress_descriptions=ctx.rules == "18" and settings.raw("skills.compressDescriptions") is not False,
+        plugin_roots=list(ctx.plugin_roots))
     return catalog
+
+
+@dataclass(slots=True)
+class OmpSkillFacts(SkillFacts):
+    """What oh-my-pi's discovery keeps about one skill beyond its row."""
+
+    provider: str  # the provider that found it (native, claude, agents, ...)
+    level: str  # user | project | ...
+    hide: bool  # hidden from the prompt
+    base_dir: str  # the folder its skill:// paths resolve in
+    plugin_root: str | None = None  # a plugin's root, which skill:// paths may not leave (18.x)
+
+
+@dataclass
+class OmpFacts(CatalogFacts):
+    """oh-my-pi's facts about one discovery."""
+
+    rules: str = "18"  # the rule set: "14" or "18"
+    native_dir: str = ".omp"
+    agent_dir: str = ""
+    claude_config_dir: str = ""
+    repo_root: str | None = None
+    walk: list[str] = field(default_factory=list)  # the folders from the cwd up, where project skills are looked for
+    providers: list[str] = field(default_factory=list)
+    providers_not_modelled: list[str] = field(default_factory=list)
+    omp_skills: list[OmpSkill] = field(default_factory=list)  # `omp skill list --json`'s rows
+    omp_warnings: list[OmpWarning] = field(default_factory=list)
+    settings_files: list[str] = field(default_factory=list)
+    compress_descriptions: bool = True
+    plugin_roots: list[plug.PluginRoot] = field(default_factory=list)
+
+
+def facts_of(catalog: Catalog) -> OmpFacts:
+    """An oh-my-pi catalog's own facts; a catalog of another runtime is a caller's bug."""
+    if not isinstance(catalog.facts, OmpFacts):
+        raise TypeError(f"a {catalog.runtime} catalog has no oh-my-pi facts")
+    return catalog.facts
 
 
 # ---------------------------------------------------------------- `omp skill list` (§9)
@@ -770,15 +799,13 @@ def skill_list_json(catalog: Catalog) -> SkillListJson:
 
 
 def _omp_skills(catalog: Catalog) -> list[OmpSkill]:
-    """omp's own skill rows, kept in Catalog.extra by discover()."""
-    found = catalog.extra.get("omp_skills")
-    return found if isinstance(found, list) else []
+    """omp's own skill rows, kept in the catalog's facts by discover()."""
+    return facts_of(catalog).omp_skills
 
 
 def _omp_warnings(catalog: Catalog) -> list[OmpWarning]:
-    """omp's own warnings, kept in Catalog.extra by discover()."""
-    found = catalog.extra.get("omp_warnings")
-    return found if isinstance(found, list) else []
+    """omp's own warnings, kept in the catalog's facts by discover()."""
+    return facts_of(catalog).omp_warnings
 
 
 def _escape_controls(s: str) -> str:
@@ -803,14 +830,26 @@ def prompt_entries(catalog: Catalog, *, compress: bool | None = None) -> list[tu
     omp 18.3.4 replaces a description with a cached model-written one-liner once one exists; that cache is not read
     here, so this is the text of a session whose cache is still cold.
     """
-    rules = str(catalog.extra.get("omp_rules", "18"))
+    facts = facts_of(catalog)
     if compress is None:
-        compress = bool(catalog.extra.get("compress_descriptions", rules == "18"))
+        compress = facts.compress_descriptions
     out = []
     for s in catalog.listed():
         desc = s.description or ""
         out.append((s.name, preview_description(desc) if compress else desc))
     return out
+
+
+@dataclass
+class OmpPrompt:
+    """oh-my-pi lists every skill in full and has no budget: the text is the whole story."""
+
+    catalog: Catalog
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"rules": facts_of(self.catalog).rules, "budget": None, "over_budget": False, "text": self.text,
+                "entries": [{"name": s.name, "source": s.source, "state": "full"} for s in self.catalog.listed()]}
 
 
 def render_system_prompt(entries: list[tuple[str, str]], rules: str = "18", *, template: str = "default",
@@ -832,7 +871,7 @@ def render_system_prompt(entries: list[tuple[str, str]], rules: str = "18", *, t
 
 def system_prompt(catalog: Catalog, *, template: str = "default", compress: bool | None = None,
                   has_read_tool: bool = True) -> str:
-    rules = str(catalog.extra.get("omp_rules", "18"))
+    rules = facts_of(catalog).rules
     return render_system_prompt(prompt_entries(catalog, compress=compress), rules, template=template,
                                 has_read_tool=has_read_tool)
 
@@ -897,7 +936,7 @@ class UrlTarget:
 
 
 def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
-    rules = str(catalog.extra.get("omp_rules", "18"))
+    rules = facts_of(catalog).rules
     m = re.match(r"(?i)skill://", url)
     if not m:
         raise SkillUrlError(f"Not a skill:// URL: {url}", "scheme")
@@ -914,7 +953,8 @@ def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
         raise SkillUrlError(f"Unknown skill: {host}\nAvailable: {names}", "unknown-skill")
     pathname = _remove_dot_segments(raw_path)
     href = f"skill://{host}{pathname}"
-    base_dir = skill.extra.get("base_dir") or os.path.dirname(skill.path)
+    facts = skill.facts if isinstance(skill.facts, OmpSkillFacts) else None
+    base_dir = (facts.base_dir if facts else None) or os.path.dirname(skill.path)
     cwd = catalog.cwd
 
     def io(p: str) -> str:
@@ -932,7 +972,7 @@ def resolve_url_info(catalog: Catalog, url: str) -> UrlTarget:
         resolved, resolved_base = io(target), io(base_dir)
         if not (resolved.startswith(resolved_base.rstrip("/") + "/") or resolved == resolved_base):
             raise SkillUrlError("Path traversal is not allowed", "escape")
-        plugin_root = skill.extra.get("plugin_root")
+        plugin_root = facts.plugin_root if facts else None
         if plugin_root and rules == "18":
             real_root = plug.canonical(io(plugin_root)) or io(plugin_root)
             try:

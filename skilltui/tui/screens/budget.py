@@ -6,15 +6,12 @@ The engine prepares the rows once per catalog (`budget.prepared_for`); each chan
 
 from __future__ import annotations
 
-import asyncio
-from functools import partial
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Select, Static, TextArea
+from textual.widgets import Input, Select, Static, TextArea
 
 from skilltui import budget, units, whatif
 from skilltui.runtimes import ModelPreset, get
@@ -25,9 +22,7 @@ from skilltui.tui.messages import ToggleRequest
 from skilltui.tui.screens.base import BaseScreen, palette
 from skilltui.tui.textual_private import TallTextArea
 from skilltui.tui.widgets.budget_bar import BudgetBar
-from skilltui.tui.widgets.table import RowTable
-
-BATCH = 200  # table rows added at a time
+from skilltui.tui.widgets.table import Cell, Column, LazyRows, LineTable
 
 
 def parse_window(value: str) -> int | None:
@@ -64,9 +59,7 @@ class BudgetScreen(BaseScreen):
         self._default_budget = 0
         self._prepared = None
         self.changes: dict[str, tuple[str, str]] = {}
-        self._filled: list[tuple[Text, ...]] = []
-        self._filled_for = None
-        self._filled_theme = ""
+        self._filled_for = None  # the prepared rows the table's columns were set for
         self._filled_narrow = False
         self._presets_of: str | None = None  # the runtime whose presets the list shows
         self.window_error: str | None = None  # what is wrong with the typed window, said on the screen
@@ -82,7 +75,7 @@ class BudgetScreen(BaseScreen):
         yield Static(id="budget-fit")
         yield BudgetBar(id="bar")
         with Horizontal(id="budget-main"):
-            table = RowTable(id="entries", cursor_type="row")
+            table = LineTable(id="entries")  # draws only the rows it shows: 6,000 entries cost a screenful
             table.loading = True
             yield table
             with Vertical(id="prompt-box"):
@@ -102,7 +95,7 @@ class BudgetScreen(BaseScreen):
     # ------------------------------------------------------------ the simulation
     def recompute(self) -> None:
         state = self.app.state
-        table = self.query_one("#entries", DataTable)
+        table = self.query_one("#entries", LineTable)
         params_line = self.query_one("#budget-params", Static)
         if state is None:
             table.loading = True
@@ -110,7 +103,7 @@ class BudgetScreen(BaseScreen):
             return
         table.loading = False
         self._show_presets(state.catalog.runtime)
-        if state.catalog.runtime != "claude":
+        if not get(state.catalog.runtime).listing_budget:
             self._other_runtime(state, table, params_line)
             return
         self.query_one("#bar", BudgetBar).display = True
@@ -118,7 +111,8 @@ class BudgetScreen(BaseScreen):
             self.query_one("#budget-fit", Static).update("")
             params_line.update(Text("The budget simulation models Claude Code's listing; it is not available: "
                                     + safe(state.error or "Claude Code's catalog could not be read"), style="italic"))
-            table.clear(columns=True)
+            table.clear()
+            self._filled_for = None
             return
         if state.prepared is not self._prepared:
             self._prepared = state.prepared
@@ -141,7 +135,7 @@ class BudgetScreen(BaseScreen):
         if area.text != prompt:
             area.load_text(prompt)
 
-    def _other_runtime(self, state, table: DataTable, params_line: Static) -> None:
+    def _other_runtime(self, state, table: LineTable, params_line: Static) -> None:
         """Codex and oh-my-pi render their own prompt with their own limits: show that text and each entry's fate."""
         window = self._window()
         if window is None:
@@ -164,12 +158,11 @@ class BudgetScreen(BaseScreen):
         self.query_one("#budget-fit", Static).update(self._error_line() or "")
         self.query_one("#bar", BudgetBar).display = False
         self.result, self._filled_for = None, None
-        table.clear(columns=True)
-        for name, width in (("#", 3), ("Entry", 30), ("Source", 16), ("State", 10)):
-            table.add_column(name, width=width, key=name)
-        for i, e in enumerate(data.get("entries", [])):
-            table.add_row(Text(str(i + 1), justify="right", style="dim"), Text(safe(e["name"]), no_wrap=True),
-                          Text(safe(e.get("scope") or e.get("source") or ""), style="dim"), Text(e.get("state", "")))
+        table.set_columns([Column(name, name, width) for name, width in (("#", 3), ("Entry", 30), ("Source", 16),
+                                                                         ("State", 10))])
+        table.set_rows([(Cell(str(i + 1), "dim", right=True), Cell(safe(e["name"])),
+                         Cell(safe(e.get("scope") or e.get("source") or ""), "dim"), Cell(e.get("state", "")))
+                        for i, e in enumerate(data.get("entries", []))])
         area = self.query_one("#prompt", TextArea)
         prompt = safe(view.text, keep_newlines=True)
         if area.text != prompt:
@@ -265,62 +258,32 @@ class BudgetScreen(BaseScreen):
     COLUMNS = (("#", 3), ("Entry", 22), ("Source", 10), ("State", 9), ("Shown", 6), ("Full", 6), ("vs default", 12))
     NARROW_WIDTHS = {"Entry": 19, "Source": 8, "vs default": 10}  # below the app's breakpoint: 80 cells
 
-    def _cells(self, i: int, e, colours) -> tuple[Text, ...]:
+    @staticmethod
+    def _cells(i: int, e, colours: dict[str, str], changes: dict[str, tuple[str, str]]) -> tuple[Cell, ...]:
         shown = e.full_width if e.shown == "full" else e.name_only_width
-        change = self.changes.get(e.label)
-        state_colour = {"full": colours["ok"], "name-only": colours["warning"], "fixed": colours["primary"]}
+        change = changes.get(e.label)
         return (
-            Text(str(i + 1), justify="right", style="dim"),
-            Text(safe(e.label), no_wrap=True, overflow="ellipsis", style="" if e.shown == "full" else "italic"),
-            Text(e.source, style="dim", no_wrap=True, overflow="ellipsis"),
-            Text(e.state, style=state_colour.get(e.state, "")),
-            Text(f"{shown:,}", justify="right"),
-            Text(f"{e.full_width:,}", justify="right", style="dim"),
-            Text(f"→ {change[1]}" if change else "", style="bold"),
+            Cell(str(i + 1), "dim", right=True),
+            Cell(safe(e.label), "" if e.shown == "full" else "italic", ellipsis=True),
+            Cell(e.source, "dim", ellipsis=True),
+            Cell(e.state, colours.get(e.state, "")),
+            Cell(f"{shown:,}", right=True),
+            Cell(f"{e.full_width:,}", "dim", right=True),
+            Cell(f"→ {change[1]}" if change else "", "bold"),
         )
 
-    def _fill(self, table: DataTable, result: listing.Listing) -> None:
-        """Rows for the listing. The entries are the same for every window, so after the first fill only the cells
-        that changed are updated: a keystroke then redraws a few cells, not the table. A first fill makes the cells
-        of a screenful at once and the rest in batches, so a 6,000-entry listing shows at once."""
-        colours = palette(self.app)
-        entries = result.entries
+    def _fill(self, table: LineTable, result: listing.Listing) -> None:
+        """Rows for the listing, all at once: the table builds a line only when it shows it, and keeps the lines
+        whose row did not change, so a keystroke redraws the few rows that changed on screen."""
+        palette_ = palette(self.app)
+        colours = {"full": palette_["ok"], "name-only": palette_["warning"], "fixed": palette_["primary"]}
         narrow = self.app.size.width < 110
-        same = (self._filled_for is result.prepared and self._filled_theme == self.app.theme
-                and self._filled_narrow == narrow and len(self._filled) == len(entries) == table.row_count)
-        if same:
-            rows = [self._cells(i, e, colours) for i, e in enumerate(entries)]
-            for i, (old, new) in enumerate(zip(self._filled, rows)):
-                for (name, _), a, b in zip(self.COLUMNS, old, new):
-                    if a.plain != b.plain or a.style != b.style:
-                        table.update_cell(f"e:{i}", name, b)
-            self._filled = rows
-            return
-        keep = table.cursor_row
-        table.clear(columns=True)
-        self._filled_narrow = narrow
-        for name, width in self.COLUMNS:
-            table.add_column(name, width=self.NARROW_WIDTHS.get(name, width) if narrow else width, key=name)
-        rows = [self._cells(i, e, colours) for i, e in enumerate(entries[:BATCH])]
-        for i, cells in enumerate(rows):
-            table.add_row(*cells, key=f"e:{i}")
-        self._filled, self._filled_for, self._filled_theme = rows, result.prepared, self.app.theme
-        if len(entries) > BATCH:  # a big listing goes in batches, so the screen answers keys meanwhile
-            self.run_worker(partial(self._add_rest, table, entries, colours, keep), exclusive=True, group="fill",
-                            description="fill entries")
-        elif table.row_count:
-            table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
-
-    async def _add_rest(self, table: DataTable, entries: list, colours: dict[str, str], keep: int) -> None:
-        filled = self._filled  # grows as rows go in; a refill meanwhile cancels this worker (exclusive)
-        for start in range(BATCH, len(entries), BATCH):
-            await asyncio.sleep(0)
-            for i in range(start, min(start + BATCH, len(entries))):
-                cells = self._cells(i, entries[i], colours)
-                filled.append(cells)
-                table.add_row(*cells, key=f"e:{i}")
-        table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
-        self.app.freeze_long_lived()
+        if self._filled_for is not result.prepared or self._filled_narrow != narrow or not table.columns:
+            table.set_columns([Column(name, name, self.NARROW_WIDTHS.get(name, width) if narrow else width)
+                               for name, width in self.COLUMNS])
+        self._filled_narrow, self._filled_for = narrow, result.prepared
+        entries, changes = result.entries, self.changes
+        table.set_rows(LazyRows(len(entries), lambda i: self._cells(i, entries[i], colours, changes)))
 
     # ------------------------------------------------------------ events
     @on(Input.Changed, "#model")
@@ -351,7 +314,7 @@ class BudgetScreen(BaseScreen):
     @on(Input.Submitted)
     def action_leave_field(self) -> None:
         """Enter or Esc in a field hands the keys back to the table, so 1–5 switch screens again."""
-        self.set_focus(self.query_one("#entries", DataTable))
+        self.set_focus(self.query_one("#entries", LineTable))
 
     def on_key(self, event) -> None:
         # Keys typed in one burst ("w2k" fast, or from tmux send-keys) all reach the table before the "w" binding
@@ -372,7 +335,7 @@ class BudgetScreen(BaseScreen):
         self.set_focus(self.query_one(f"#{which}", Input))
 
     def _entry(self):
-        table = self.query_one("#entries", DataTable)
+        table = self.query_one("#entries", LineTable)
         if self.result is None or not table.row_count:
             return None
         return self.result.entries[table.cursor_row]

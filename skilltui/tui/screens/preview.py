@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -90,8 +91,11 @@ class PreviewScreen(BaseScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.watch(self.app, "selected", self._selection_changed, init=False)
-        self.query_one("#source").display = False
-        doc = self.query_one("#preview-doc", VerticalScroll)
+        try:
+            source, doc = self.query_one("#source"), self.query_one("#preview-doc", VerticalScroll)
+        except NoMatches:  # the app quit while this screen was being built ahead: its widgets are already gone
+            return
+        source.display = False
         # near the end? asked when the reader scrolls and when the document's laid-out height changes (a body drawn
         # before the screen was shown is only laid out once it is)
         self.watch(doc, "scroll_y", self._scrolled, init=False)
@@ -169,8 +173,10 @@ class PreviewScreen(BaseScreen):
     def _read_details(self, state: data.Loaded, skill: Skill) -> None:
         try:
             details, error = preview.skill_details(state.catalog, skill), None
-        except Exception as exc:  # a file that vanished since discovery, an unreadable folder
+        except OSError as exc:  # a file that vanished since discovery, an unreadable folder
             details, error = None, f"Cannot read {skill.path}: {exc}"
+        except Exception as exc:  # a bug in the engine: said and logged, the preview stays up
+            details, error = None, f"Cannot show {skill.path}: {data.logged(exc, 'skill details')}"
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_details, skill, details, error)
 

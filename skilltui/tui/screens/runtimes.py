@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 from skilltui import preview
 from skilltui.model import Options
 from skilltui.text import safe
+from skilltui.tui import data
 
 STATUS_STYLE = {"listed": "bold", "shadowed": "dim", "invalid": "red", "disabled": "dim", "hidden": "dim italic",
                 "conditional": "italic", "filtered": "dim"}
@@ -57,8 +58,8 @@ class RuntimesScreen(ModalScreen):
     def _compare(self) -> None:
         try:
             rows, error = preview.every_runtime(self.opts, self.skill_name), None
-        except Exception as exc:  # a runtime's discovery failing must not take the dialog down
-            rows, error = [], f"{exc.__class__.__name__}: {exc}"
+        except Exception as exc:  # a runtime's discovery failing must not take the dialog down: said and logged
+            rows, error = [], data.logged(exc, "every-runtime comparison")
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, rows, error)
 

@@ -11,8 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from skilltui.model import Skill
+from skilltui.runtimes import get
 from skilltui.text import safe
 from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
@@ -33,7 +35,7 @@ def source_title(source: str) -> str:
 def where_from(skill: Skill, catalog) -> str:
     if skill.plugin:
         return skill.plugin
-    if skill.extra.get("shipped") or not skill.root:
+    if skill.shipped or not skill.root:
         return "inside the runtime"
     return data.short_path(skill.root, catalog)
 
@@ -227,7 +229,7 @@ class SkillsScreen(BaseScreen):
         order = Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
         name = Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
         status = Text(s.status, style=f"{colours.get(STATUS_COLOUR.get(s.status, ''), '')} {dim}".strip(), no_wrap=True)
-        where = Text(tail(safe(place if not s.extra.get("shipped") else "inside the runtime"), FIXED["From"]),
+        where = Text(tail(safe(place if not s.shipped else "inside the runtime"), FIXED["From"]),
                      style="dim", no_wrap=True)
         if listed:
             desc = Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
@@ -250,7 +252,7 @@ class SkillsScreen(BaseScreen):
                 line.append(f" · {counts[st]} {st}", style="dim")
         if self.needle:
             line.append(f"   filter “{safe(self.needle)}”: {shown} shown", style="italic")
-        notice = catalog.extra.get("notice")  # a runtime's word on what it did not read (Gemini: workspace trust)
+        notice = catalog.facts.notice  # a runtime's word on what it did not read (Gemini: workspace trust)
         if notice:
             line.append(f"   {safe(notice)}", style="italic")
         self.query_one("#counts", Static).update(line)
@@ -261,7 +263,7 @@ class SkillsScreen(BaseScreen):
             return None
         try:
             key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        except Exception:
+        except CellDoesNotExist:  # the cursor is past the rows while the table refills
             return None
         return self.rows.get(key)
 
@@ -361,9 +363,10 @@ class SkillsScreen(BaseScreen):
         if state is None:
             self.notify("Still scanning; try again in a moment.", markup=False)
             return
-        if state.catalog.runtime != "claude":
-            self.notify("Touch simulates Claude Code's later listings; other runtimes list every skill up front.",
-                        markup=False)
+        runtime = get(state.catalog.runtime)
+        if not runtime.lists_on_touch:
+            self.notify(f"Touch simulates the listings that reading a file adds; {runtime.label} lists every skill up "
+                        "front.", markup=False)
             return
         self.app.push_screen(TouchScreen(self.app.opts, state.catalog, self.app.budget_chars))
 

@@ -171,8 +171,8 @@ class ToggleScreen(ModalScreen):
             effect = data.what_if(self.state, whatif.PlannedChange(outcome.path, tuple(outcome.keys), outcome.value),
                                   self.budget_chars)
             text = "Effect on the listing: " + data.effect_text(effect)
-        except Exception as exc:
-            text = f"Effect on the listing could not be worked out: {exc.__class__.__name__}: {exc}"
+        except Exception as exc:  # the dialog still writes the change: say (and log) why its effect is not shown
+            text = f"Effect on the listing could not be worked out: {data.logged(exc, 'what-if')}"
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_effect, text)  # widgets are touched on the UI thread only
 
