@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import background
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,3 +61,38 @@ def _private_answer_cache(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = old
+
+
+# Textual's Pilot gives the screen a fixed 30 s to work through its pending messages on every press and pause (and
+# run_test once at start), then raises WaitForScreenTimeout. On a 2-core machine at load 10 and more, a first screen or
+# the Help screen's Markdown can take longer: that was the `test_screen[help]` flake. The tests keep their own bounds
+# (every test's run is capped, every settle has a timeout); this puts Textual's fixed one on the same scale.
+PILOT_SCREEN_TIMEOUT = 300.0
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _patient_pilot():
+    try:
+        from textual.pilot import Pilot
+    except ImportError:  # an engine-only environment: nothing drives the app
+        yield
+        return
+    wait = Pilot._wait_for_screen
+    if wait.__defaults__ != (30.0,):  # a Textual upgrade changed it: look again rather than patch blindly
+        pytest.fail(f"Pilot._wait_for_screen's defaults are {wait.__defaults__}, not (30.0,): revisit conftest.py")
+    wait.__defaults__ = (PILOT_SCREEN_TIMEOUT,)
+    yield
+    wait.__defaults__ = (30.0,)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the selected tests' background commands (tests/background.py) now, beside the rest of the run."""
+    for item in session.items:
+        marker = item.get_closest_marker("background")
+        if marker is not None:
+            background.start(*marker.args)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    background.stop_all()

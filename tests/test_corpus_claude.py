@@ -13,6 +13,8 @@ from skilltui.model import Options
 from skilltui.runtimes import discover
 from skilltui.runtimes.claude.discovery import first_body_line
 
+pytestmark = pytest.mark.slow  # sweeps the whole corpus; the quick run relies on the small fixtures
+
 
 def _mount(corpus: Path, base: Path) -> Options:
     """A home whose plugins are every corpus plugin (installed, enabled), and a project whose skills are every skill."""

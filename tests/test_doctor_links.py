@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,6 +69,7 @@ def _bodies(shared_dir):
             continue
 
 
+@pytest.mark.slow  # sweeps the whole corpus; TRICKY covers the rules
 def test_shortened_parse_finds_what_the_whole_parse_finds(shared_dir):
     """find_links parses a shortened body (lines that cannot matter cut down); on every Markdown file of the corpus
     it finds the same links on the same lines as a parse of the whole body."""
@@ -147,6 +149,7 @@ def test_fast_and_parsed_broken_links_agree_on_tricky_bodies(tmp_path):
         assert refs.broken_references(text, str(tmp_path), 2) == refs.broken_references(text, str(tmp_path), 2, fast=False), text
 
 
+@pytest.mark.slow  # sweeps the whole corpus
 def test_fast_and_parsed_broken_links_agree_on_the_corpus(shared_dir):
     """Every Markdown file of the corpus, in its own folder: the same broken links, on the same lines, with and without
     the fast path; and wherever simple_links answers for a whole body, it equals the parse."""

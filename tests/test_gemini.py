@@ -304,6 +304,7 @@ def test_cli_skill_disable_and_enable(tmp_path: Path, capsys) -> None:
     assert rc == 1 and "no per-skill enable/disable" in err
 
 
+@pytest.mark.slow  # drives the app
 def test_tui_cycles_to_gemini_and_shows_trust_and_prompt(tmp_path: Path) -> None:
     import asyncio
 

@@ -893,6 +893,7 @@ def test_parse_claude_quoted_values_round_trip(fields, body):
 
 
 # ================================================================ the TUI on every hostile tree
+@pytest.mark.slow  # drives the app; the quick run keeps the command-line survival tests
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS if not s.xfail_scenario])
 def test_tui_survives(request, tmp_path, monkeypatch, capsys, scenario):
     """The app opens on each hostile tree, lists the good skill, previews every skill file and shows every screen,

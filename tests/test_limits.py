@@ -567,6 +567,7 @@ def test_demo_reset_starts_again(tmp_path, monkeypatch, capsys):
 
 
 # ================================================================ 6 (TUI): the toggle dialog shows the real target
+@pytest.mark.slow  # drives the app
 def test_toggle_dialog_shows_a_real_target_outside_the_project(tmp_path):
     import asyncio
 

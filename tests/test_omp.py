@@ -939,6 +939,7 @@ def corpus_copy(shared_dir, tmp_path_factory):
     return dest
 
 
+@pytest.mark.slow  # sweeps the whole corpus
 def test_corpus(corpus_copy, tmp_path):
     root = tmp_path.resolve()
     home, proj = root / "home", root / "proj"

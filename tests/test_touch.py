@@ -151,6 +151,7 @@ def test_untrusted_names_reach_the_terminal_escaped(tmp_path: Path, capsys: pyte
 
 
 # ---------------------------------------------------------------- the TUI view
+@pytest.mark.slow  # drives the app
 def test_touch_screen_in_the_app(tmp_path: Path) -> None:
     import asyncio
 

@@ -567,7 +567,7 @@ async def test_command_palette_reaches_screens_and_skills(demo):
     async with running(demo) as (app, pilot):
         await pilot.press("ctrl+p")
         await pilot.press(*"go to budget")
-        await asyncio.sleep(0.5)
+        await settle(app, pilot)  # the palette's search is a worker: enter before its answer would pick nothing
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.current_mode == "budget"
@@ -654,7 +654,7 @@ async def test_markup_and_escapes_in_names_descriptions_and_bodies_are_text(tmp_
         await pilot.press("5")
         await settle(app, pilot)
         await pilot.press("ctrl+p", *"bold")
-        await asyncio.sleep(0.5)
+        await settle(app, pilot)  # the palette's search (a worker) shows the hostile names
         await pilot.press("escape")
         await pilot.press("question_mark")
         await settle(app, pilot)
@@ -810,7 +810,8 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
         screen = app.screen
         assert len(screen.rows) > 1000
         await pilot.press("slash", *"playwright")
-        await asyncio.sleep(0.3)  # the filter waits for a pause in the typing on a big catalog
+        # the filter waits for a pause in the typing on a big catalog: wait until it has run for the whole word
+        await until(lambda: screen.needle == "playwright" and screen._debounce is None)
         await pilot.pause()
         assert 0 < len(screen.rows) < 100
         assert all("playwright" in (s.name + s.label + (s.description or "") + app.state.text_for(s)).casefold()
@@ -1021,8 +1022,7 @@ async def test_a_screen_key_runs_from_the_palette(demo):
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"budget: window")
-        await asyncio.sleep(0.5)
-        await settle(app, pilot)
+        await settle(app, pilot)  # the palette's search is a worker
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.current_mode == "budget"

@@ -692,13 +692,12 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
 
 
 def _plugin_items(scan: _Scan, ranked: list[Plugin]) -> dict[str, list[Skill]]:
-    """Each plugin's commands then its skills, each in ICU order, whether it loads or not (in load order)."""
+    """Each plugin's commands then its skills, whether it loads or not (in load order)."""
     out: dict[str, list[Skill]] = {}
     for p in ranked:
         diags: list[Diagnostic] = []
-        # commands in ICU order, skills folder by folder (skill_items' order, observed)
-        items = sorted(plugin_mod.command_items(p, diags), key=lambda i: collation_key(i.name)) \
-            + plugin_mod.skill_items(p, diags)
+        # commands in their loader's order (command_items), skills folder by folder (skill_items' order, observed)
+        items = plugin_mod.command_items(p, diags) + plugin_mod.skill_items(p, diags)
         scan.diags.extend(diags)
         mine = out.setdefault(p.id, [])
         for item in items:
