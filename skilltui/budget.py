@@ -26,6 +26,12 @@ class ModelChoice:
     why: str  # one line for people
     assumed: str | None = None  # what the simulation assumes because no file shows it
 
+    @property
+    def short(self) -> str:
+        """Where the model comes from, in a few words (a one-line display has no room for `why`)."""
+        return {"flag": "given with --model", "env": "from ANTHROPIC_MODEL", "settings": "from settings",
+                "default": "Claude Code's default", "context-window": "a window was given"}[self.source]
+
     def to_json(self) -> dict[str, object]:
         return {"model": self.model, "model_source": self.source, "model_why": self.why, "assumed": self.assumed}
 

@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import hashlib
 import io
 import json
 import os
-import pickle
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +83,30 @@ def _content_hash(path: str, sig: Signature) -> str | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def _unchanged(paths: list[str], kinds: str, sigs: list[int]) -> bool:
+    """Every path still looks as `_signature` saw it (`kinds`: one letter each, upper case when it was missing;
+    `sigs`: six numbers for each path that was there). `_signature` inlined: a warm run checks every path a scan
+    looked at, and this loop is most of its time after the stat calls themselves."""
+    isdir, at = stat.S_ISDIR, 0
+    for path, letter in zip(paths, kinds, strict=True):
+        try:
+            st = _stat(path, follow_symlinks=letter not in "lL")
+        except (OSError, ValueError):
+            if letter.isupper():
+                continue
+            return False
+        if letter.isupper():
+            return False
+        mode = st.st_mode
+        if letter != "d" and isdir(mode):  # a folder's stat: its identity and type only (see _signature)
+            if sigs[at : at + 6] != [st.st_dev, st.st_ino, 0, 0, 0, mode]:
+                return False
+        elif sigs[at : at + 6] != [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, mode]:
+            return False
+        at += 6
+    return at == len(sigs)
 
 
 class RecordingEnv(dict[str, str]):
@@ -274,19 +298,11 @@ class Store:
             paths, kinds, sigs, digests = entry["paths"], entry["kinds"], entry["sigs"], entry["digests"]
             if len(kinds) != len(paths):
                 return None
-            at = 0
-            for i, path in enumerate(paths):
-                letter = kinds[i]
-                now = _signature(path, _LETTER_KIND[letter.lower()])
-                if letter.isupper():
-                    if now is not None:
-                        return None
-                else:
-                    if now is None or list(now) != sigs[at : at + 6]:
-                        return None
-                    at += 6
-                digest = digests.get(str(i))
-                if digest is not None and _content_hash(path, now) != digest:
+            if not _unchanged(paths, kinds, sigs):
+                return None
+            for index, digest in digests.items():
+                path = paths[int(index)]
+                if _content_hash(path, _signature(path, _LETTER_KIND[kinds[int(index)].lower()])) != digest:
                     return None
             return answer
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -297,9 +313,11 @@ class Store:
         if len(answer) <= MAX_ANSWER:
             self.put_bytes(key, rec, answer.encode("utf-8", "surrogateescape"))
 
-    def put_bytes(self, key: str, rec: Recording, answer: bytes) -> None:
-        """Store the answer with its observations; silently nothing when it cannot be stored safely."""
-        if len(answer) > MAX_ANSWER or not self._private_folder():
+    def put_bytes(self, key: str, rec: Recording, answer: bytes | Sequence[bytes]) -> None:
+        """Store the answer (bytes, or pieces of it written one after the other) with its observations; silently
+        nothing when it cannot be stored safely."""
+        chunks = [answer] if isinstance(answer, bytes) else answer
+        if sum(map(len, chunks)) > MAX_ANSWER or not self._private_folder():
             return
         racy_from = rec.started_ns - RACY_NS
         paths: list[str] = []
@@ -330,8 +348,13 @@ class Store:
             return  # not ours to remove (EEXIST), or the folder cannot take it
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")).encode() + b"\n")
-                f.write(answer)
+                # json.dumps(entry) + "\n", written value by value: a big tree's columns are not held twice more
+                for i, (name, value) in enumerate(entry.items()):
+                    f.write(f'{"," if i else "{"}"{name}":'.encode())
+                    f.write(json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode())
+                f.write(b"}\n")
+                for chunk in chunks:
+                    f.write(chunk)
             os.replace(tmp, os.path.join(self.folder, key))
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
@@ -364,6 +387,22 @@ def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapp
     return answer
 
 
+def cached_chunks(parts: object, env: Mapping[str, str],
+                  compute: Callable[[Mapping[str, str]], Sequence[bytes]]) -> Sequence[bytes]:
+    """`cached_answer` for an answer made of UTF-8 pieces (never joined: a big answer is not held twice); a stored
+    answer comes back as one piece."""
+    if not enabled(env):
+        return compute(env)
+    store, key = Store(cache_dir(env)), key_of(parts)
+    hit = store.get_bytes(key, env)
+    if hit is not None:
+        return [hit]
+    with recording(env) as rec:
+        chunks = compute(rec.env if rec.env is not None else env)
+    store.put_bytes(key, rec, chunks)
+    return chunks
+
+
 # ---------------------------------------------------------------- objects (the TUI's discovery result)
 _ENV_REF = "env"
 
@@ -383,28 +422,34 @@ def _code_stamp() -> list[tuple[str, int, int]]:
     return out
 
 
-class _Pickler(pickle.Pickler):
-    """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
+@functools.cache
+def _picklers() -> tuple[type, type]:
+    """(pickler, unpickler) classes; pickle is imported only here, where the TUI needs it (a `list` run does not)."""
+    import pickle
 
-    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.env, self.size = dict(env), len(env)
+    class Pickler(pickle.Pickler):
+        """Pickles, with any dict equal to the environment stored as a reference (never its values)."""
 
-    def persistent_id(self, obj: Any) -> str | None:
-        if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
-            return _ENV_REF
-        return None
+        def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+            super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+            self.env, self.size = dict(env), len(env)
 
+        def persistent_id(self, obj: Any) -> str | None:
+            if isinstance(obj, dict) and len(obj) == self.size and obj == self.env:
+                return _ENV_REF
+            return None
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
-        super().__init__(file)
-        self.env = env
+    class Unpickler(pickle.Unpickler):
+        def __init__(self, file: io.BytesIO, env: Mapping[str, str]) -> None:
+            super().__init__(file)
+            self.env = env
 
-    def persistent_load(self, pid: Any) -> Any:
-        if pid == _ENV_REF:
-            return dict(self.env)  # the current environment, as discovery's own copy would be
-        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+        def persistent_load(self, pid: Any) -> Any:
+            if pid == _ENV_REF:
+                return dict(self.env)  # the current environment, as discovery's own copy would be
+            raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+
+    return Pickler, Unpickler
 
 
 def object_key(parts: object) -> str:
@@ -418,8 +463,10 @@ def load_object(parts: object, env: Mapping[str, str]) -> Any | None:
     data = Store(cache_dir(env)).get_bytes(object_key(parts), env)
     if data is None:
         return None
+    import pickle
+
     try:
-        return _Unpickler(io.BytesIO(data), env).load()
+        return _picklers()[1](io.BytesIO(data), env).load()
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, KeyError, TypeError,
             ValueError):  # written by an older layout or damaged: discover again
         return None
@@ -429,9 +476,11 @@ def store_object(parts: object, env: Mapping[str, str], rec: Recording, value: o
     """Store `value` with what `rec` observed while it was computed; silently nothing when it cannot be."""
     if not enabled(env):
         return
+    import pickle
+
     buf = io.BytesIO()
     try:
-        _Pickler(buf, env).dump(value)
+        _picklers()[0](buf, env).dump(value)
     except (pickle.PicklingError, AttributeError, TypeError, RecursionError):  # something that does not pickle
         return
     Store(cache_dir(env)).put_bytes(object_key(parts), rec, buf.getvalue())

@@ -241,6 +241,13 @@ def _emit_json(data: object, args: argparse.Namespace) -> None:
     sys.stdout.write(_json_text(data, args))
 
 
+def _cache_parts(args: argparse.Namespace, opts: Options) -> list[object]:
+    from dataclasses import replace
+
+    return [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
+            repr(replace(opts, env={}))]
+
+
 def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options], str]) -> str:
     """compute(opts), or the answer stored by an earlier run on the same, unchanged tree (skilltui/cache.py)."""
     from dataclasses import replace
@@ -249,11 +256,37 @@ def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options]
 
     if args.no_cache or args.demo:
         return compute(opts)
-    parts = [__version__, sys.stdout.isatty(), sorted((k, repr(v)) for k, v in vars(args).items() if k != "no_cache"),
-             repr(replace(opts, env={}))]
     # the recording environment itself, not a copy: a copy's reads are not noted, and a changed variable (say
     # ANTHROPIC_MODEL) would then give the stored answer
-    return cache.cached_answer(parts, opts.env, lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
+    return cache.cached_answer(_cache_parts(args, opts), opts.env,
+                               lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
+
+
+def _cached_chunks(args: argparse.Namespace, opts: Options,
+                   compute: Callable[[Options], list[bytes]]) -> Sequence[bytes]:
+    """`_cached` for an answer made of byte chunks (written one by one, never joined)."""
+    from dataclasses import replace
+
+    from skilltui import cache
+
+    if args.no_cache or args.demo:
+        return compute(opts)
+    return cache.cached_chunks(_cache_parts(args, opts), opts.env,
+                               lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
+
+
+def _write_chunks(chunks: Sequence[bytes]) -> None:
+    """Bytes to stdout as they are (UTF-8 already); through the text layer where stdout has no buffer (a test's
+    StringIO)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        for chunk in chunks:
+            sys.stdout.write(chunk.decode("utf-8", "surrogateescape"))
+        return
+    sys.stdout.flush()
+    for chunk in chunks:
+        buffer.write(chunk)
+    buffer.flush()
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:
@@ -291,14 +324,50 @@ def _discover(opts: Options) -> Catalog:
     return discover(opts)
 
 
-def _list_json(catalog: Catalog, opts: Options, include_all: bool) -> dict[str, object]:
+def _list_json(catalog: Catalog, opts: Options, include_all: bool, lazy_skills: bool = False) -> dict[str, object]:
     from skilltui.runtimes import get
 
-    data = catalog.to_json(include_all=include_all)
+    data = catalog.to_json(include_all=include_all, lazy_skills=lazy_skills)
     choice = get(catalog.runtime).listing_model(catalog, opts)  # Claude Code: spec/claude-code.md §8.0
     if choice is not None:
         data.update(choice.to_json())
     return data
+
+
+SKILLS_PER_BATCH = 500  # skills encoded per json call: the output is built in pieces this size
+
+
+def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> list[bytes]:
+    """`list --json` as UTF-8 pieces whose concatenation is `_json_text` of the whole answer. Compact JSON is built a
+    batch of skills at a time and encoded at once: neither the whole answer's dicts nor its text is ever held (at
+    20,000 skills they were most of the peak memory). Pretty JSON goes through `_json_text` whole."""
+    data = _list_json(catalog, opts, args.all, lazy_skills=True)
+    skills: list[Skill] = data["skills"]  # type: ignore[assignment]
+    del catalog  # the listed entries stay alive through `skills`
+    if getattr(args, "pretty", False) or sys.stdout.isatty():
+        data["skills"] = [s.to_json() for s in skills]
+        return [_json_text(data, args).encode("utf-8")]
+    try:
+        return _compact_chunks(data, skills, ensure_ascii=False)
+    except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, as _json_text does
+        return _compact_chunks(data, skills, ensure_ascii=True)
+
+
+def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: bool) -> list[bytes]:
+    """json.dumps(data with each skill's to_json, compact) + "\n", in UTF-8 pieces: the keys before "skills", the
+    skills a batch at a time, then the keys after. Raises UnicodeEncodeError on a lone surrogate."""
+    enc = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"))
+    keys = list(data)
+    at = keys.index("skills")
+    head = enc.encode({k: data[k] for k in keys[:at]})[:-1] + ("," if at else "") + '"skills":['
+    out = [head.encode("utf-8")]
+    for i in range(0, len(skills), SKILLS_PER_BATCH):
+        if i:
+            out.append(b",")
+        out.append(enc.encode([s.to_json() for s in skills[i : i + SKILLS_PER_BATCH]])[1:-1].encode("utf-8"))
+    tail = {k: data[k] for k in keys[at + 1 :]}
+    out.append(("]" + ("," + enc.encode(tail)[1:] if tail else "}") + "\n").encode("utf-8"))
+    return out
 
 
 @contextlib.contextmanager
@@ -317,8 +386,8 @@ def _no_cyclic_gc() -> Iterator[None]:
 def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     if args.json:
         with _no_cyclic_gc():
-            text = _cached(args, opts, lambda o: _json_text(_list_json(_discover(o), o, args.all), args))
-        sys.stdout.write(text)
+            chunks = _cached_chunks(args, opts, lambda o: _list_chunks(_discover(o), o, args))
+            _write_chunks(chunks)
         return EXIT_OK
     from skilltui.runtimes import discover
     from skilltui.text import safe

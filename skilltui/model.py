@@ -293,14 +293,16 @@ class Catalog:
     def listed(self) -> list[Skill]:
         return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order or 0)
 
-    def to_json(self, include_all: bool = True) -> dict[str, Any]:
+    def to_json(self, include_all: bool = True, lazy_skills: bool = False) -> dict[str, Any]:
+        """`lazy_skills`: "skills" holds the Skill objects themselves, for a writer that encodes them a batch at a
+        time (the command line: a big catalog's JSON is then never held whole in memory)."""
         skills = self.skills if include_all else self.listed()
         return {
             "runtime": self.runtime,
             "runtime_version": self.runtime_version,
             "cwd": self.cwd,
             "home": self.home,
-            "skills": [s.to_json() for s in skills],
+            "skills": list(skills) if lazy_skills else [s.to_json() for s in skills],
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
 

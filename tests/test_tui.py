@@ -868,6 +868,19 @@ async def test_preview_compares_every_runtime(demo):
 
 
 @aio
+async def test_budget_says_which_model_and_where_it_comes_from_within_the_line(demo):
+    """The parameter line is one line: the model and its source must fit at 120 columns (the whole why, cut there
+    before, is the line's tooltip)."""
+    async with running(demo) as (app, pilot):
+        await pilot.press("3")
+        await settle(app, pilot)
+        line = app.screen.query_one("#budget-params")
+        shown = "".join(seg.text for seg in line.render_line(0))
+        assert "model claude-opus-5-5 (Claude Code's default)" in shown
+        assert "set `model` in settings or pass --model" in str(line.tooltip)
+
+
+@aio
 async def test_budget_shows_each_runtimes_own_prompt(demo):
     async with running(demo) as (app, pilot):
         await pilot.press("r")  # Codex

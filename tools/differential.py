@@ -454,7 +454,48 @@ def gen_claude_plugins(rng: random.Random, corpus: Corpus, work: Path) -> fixtur
     if rng.random() < 0.35:
         tree.env["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = str(rng.choice([300, 800, 1500, 3000, 8000]))
     tree.units = units + [u for u in tree.units if u not in units]
+    # Drawn last, from a generator of its own, so that everything above stays as the earlier seeds made it
+    # (--no-layouts leaves them out: the trees of runs before 2026-12-03, whose oracle answers are cached).
+    if LAYOUTS:
+        _command_layouts(random.Random(rng.random()), tree)
     return tree
+
+
+# Command files whose order differs between the name, the path and the folder (`_a` < `A/x` < `b-c` < `b` < `b/y`),
+# a SKILL.md folder inside commands/ (its sub-folder unread), `.MD`, a hidden folder; as real plugins have them
+# (corpus: nested commands folders, manifests listing several command files out of order, secondsky nuxt-seo).
+LAYOUTS = True
+LAYOUT_FILES = ["_a.md", "Zz.md", "b-c.md", "b.md", "A/x.md", "b/y.md", "deep/er/z.md", "deep/w.md", "Up.MD",
+                "skilled/SKILL.md", "skilled/note.md", "skilled/more/deeper.md", ".hidden/h.md", "zz-last.md"]
+
+
+def _command_layouts(rng: random.Random, tree: fixturelib.Tree) -> None:
+    """Plugin command layouts the generator above never made (added 2026-12-03, so earlier seeds now make other
+    trees): command files across sub-folders, links inside commands/, a manifest `commands` list of several files in
+    no sorted order."""
+    roots = sorted(rel[:-len("/.claude-plugin/plugin.json")] for rel in tree.files
+                   if rel.startswith("home/.claude/plugins/cache/") and rel.endswith("/.claude-plugin/plugin.json"))
+    for root in roots:
+        if rng.random() >= 0.4:
+            continue
+        for rel in rng.sample(LAYOUT_FILES, rng.randint(2, 6)):
+            tree.files[f"{root}/commands/{rel}"] = f"---\ndescription: layout {rel}\n---\nbody\n".encode()
+        if rng.random() < 0.2:
+            tree.files[f"{root}/shared/linked.md"] = b"---\ndescription: reached through a link\n---\nbody\n"
+            link = rng.choice([("commands/lnk", "../shared"), ("commands/lf.md", "../shared/linked.md")])
+            tree.links[f"{root}/{link[0]}"] = link[1]
+        if rng.random() < 0.25:
+            try:
+                manifest = json.loads(tree.files[f"{root}/.claude-plugin/plugin.json"])
+            except ValueError:
+                continue
+            if not isinstance(manifest, dict):
+                continue
+            listed = [f"./cmds/{n}.md" for n in ("one", "two", "Three")] + ["./commands/b.md"]
+            for rel in listed:
+                tree.files.setdefault(f"{root}/{rel[2:]}", f"---\ndescription: listed {rel}\n---\nbody\n".encode())
+            manifest["commands"] = rng.sample(listed, rng.randint(2, 4))
+            tree.files[f"{root}/.claude-plugin/plugin.json"] = (json.dumps(manifest, indent=2) + "\n").encode()
 
 
 def _manifest(rng: random.Random, name: str, version: str) -> dict | str:
@@ -607,8 +648,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minimise-max", type=int, default=6, help="minimise at most this many differing trees")
     ap.add_argument("--record", metavar="DIR", help="write each minimised difference as a fixture under DIR")
     ap.add_argument("--cache", metavar="DIR", help="keep the real tool's answers here (by tree content) for reruns")
+    ap.add_argument("--no-layouts", action="store_true",
+                    help="claude-plugins: without the command layouts added 2026-12-03 (the trees earlier runs made)")
     args = ap.parse_args(argv)
-    global CACHE
+    global CACHE, LAYOUTS
+    LAYOUTS = not args.no_layouts
     if args.cache:
         CACHE = Path(args.cache)
         CACHE.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui.frontmatter import claude_body, parse_claude, read_capped
+from skilltui.frontmatter import FileFrontmatter, claude_body, parse_claude, read_capped
 from skilltui.model import (
     CONDITIONAL,
     DISABLED,
@@ -24,6 +24,7 @@ from skilltui.model import (
     CatalogFacts,
     Diagnostic,
     Frontmatter,
+    FrontmatterStatus,
     Options,
     Plugin,
     Severity,
@@ -330,16 +331,53 @@ def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | Non
     key = (path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
     hit = _PARSED.get(key)
     if hit is None:
-        text, _, _, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
-        fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
-        # ... so the description fallback is taken now, when there can be a need for it.
-        desc = fm.data.get("description")
-        usable = isinstance(desc, (bool, int, float)) or (isinstance(desc, str) and desc.strip())
-        hit = (fm, invalid_utf8, None if usable else first_body_line(claude_body(text)))
+        hit = _parse_file(path, st)
         if len(_PARSED) >= MAX_PARSED:
             _PARSED.clear()
         _PARSED[key] = hit
     return hit
+
+
+def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
+    text, _, _, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
+    fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
+    # ... so the description fallback is taken now, when there can be a need for it.
+    desc = fm.data.get("description")
+    usable = isinstance(desc, (bool, int, float)) or (isinstance(desc, str) and desc.strip())
+    return fm, invalid_utf8, None if usable else first_body_line(claude_body(text))
+
+
+# Below this many files to parse, a cold scan stays in one process (a fork and the transfer cost a few ms).
+PARALLEL_MIN_FILES = 400
+Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None]
+
+
+def _parse_compact(item: tuple[str, os.stat_result]) -> Compact:
+    """`_parse_file` as plain values, for a child process to send back (parallel.in_two)."""
+    fm, invalid_utf8, body_line = _parse_file(*item)
+    return (fm.data, fm.present, fm.status, fm.error, fm.error_line, fm.body_line, fm.early_close, fm.raw, invalid_utf8,
+            body_line)
+
+
+def _prefill(scan: _Scan, skills: list[Skill]) -> None:
+    """Parse the files of a big cold scan in two processes (parallel.in_two) into `_PARSED`; whatever the child does
+    not give back is parsed here later, by `_load_entry`, as in a one-process scan. The files were stat-ed through
+    `os.stat` when found, so the answer cache has seen every path the child reads."""
+    todo = [(s.path, st) for s in skills if s.path and (st := scan.stats.get(s.path)) is not None
+            and (s.path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns) not in _PARSED]
+    if len(todo) < PARALLEL_MIN_FILES or len(_PARSED) + len(todo) > MAX_PARSED:
+        return
+    from skilltui import parallel
+
+    cut = len(todo) // 2
+    got = parallel.in_two(todo, lambda first: [_parsed(path, st) for path, st in first], _parse_compact)
+    for (path, st), r in zip(todo[cut:], got or ()):
+        if r is not None:
+            compact: Compact = r
+            data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
+            fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line,
+                                 early_close, raw)
+            _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
 
 
 def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
@@ -571,6 +609,7 @@ def _discover(opts: Options) -> Catalog:
     found = [s for g in groups for s in g]
     entries = found + plugin_commands + plugin_skills
     fallbacks = {"legacy-command": "Custom command", "plugin": "Plugin skill", "plugin-command": "Plugin command"}
+    _prefill(scan, entries + disabled_items)
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
     loaded = {id(s): _as_loaded(s) for s in entries + shipped_before + shipped_after}
@@ -692,13 +731,12 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
 
 
 def _plugin_items(scan: _Scan, ranked: list[Plugin]) -> dict[str, list[Skill]]:
-    """Each plugin's commands then its skills, each in ICU order, whether it loads or not (in load order)."""
+    """Each plugin's commands then its skills, whether it loads or not (in load order)."""
     out: dict[str, list[Skill]] = {}
     for p in ranked:
         diags: list[Diagnostic] = []
-        # commands in ICU order, skills folder by folder (skill_items' order, observed)
-        items = sorted(plugin_mod.command_items(p, diags), key=lambda i: collation_key(i.name)) \
-            + plugin_mod.skill_items(p, diags)
+        # commands in their loader's order (command_items), skills folder by folder (skill_items' order, observed)
+        items = plugin_mod.command_items(p, diags) + plugin_mod.skill_items(p, diags)
         scan.diags.extend(diags)
         mine = out.setdefault(p.id, [])
         for item in items:

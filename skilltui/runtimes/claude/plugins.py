@@ -219,8 +219,13 @@ def _ineffective_disable(plugin: Plugin, settings: Settings) -> None:
     user = settings.decide(plugin.id, ("user",)).value
     if user is False and (plugin.loads or plugin.list_root) and src is not None and src.scope != "user":
         plugin.notes.append(
-            f"{_INEFFECTIVE} — {src.scope} settings enable it, which overrides your user setting"
+            f"{_INEFFECTIVE} — {_SCOPE_WORDS.get(src.scope, src.scope)} settings enable it, which overrides your user "
+            "setting"
         )
+
+
+# How Claude Code names a settings scope in its notes (its own table; observed for local: seed 4, tree 19).
+_SCOPE_WORDS = {"local": "project, gitignored", "flag": "cli flag"}
 
 
 def _installed_here(path: str | None) -> bool:
@@ -308,17 +313,31 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
             plugin.manifest, _ = _manifest(fallback, [])  # no items come of it (no root): plugin list reads it
             plugin.load_errors = _missing_paths(plugin, fallback)
     if plugin.fixed_block is None:
-        plugin.load_errors = _missing_paths(plugin, plugin.root)
         if not plugin.read_from_folder and not _CACHE_NAME.match(name):
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
-            # list` still reports a failed download/cache of it.
-            plugin.load_errors.append(f"Failed to download/cache plugin {name}: its cache folder name differs from "
-                                      "the name")
+            # list` still reports a failed download/cache of it, reading nothing of it (no `Path not found` errors).
+            plugin.load_errors = [f"Failed to download/cache plugin {name}: its cache folder name differs from the name"]
+        else:
+            plugin.load_errors = _missing_paths(plugin, plugin.root)
     where = plugin.list_root or plugin.root
-    plugin.commands_note = where is not None and plugin.manifest.get("commands") is not None \
-        and os.path.isdir(os.path.join(where, "commands"))
+    plugin.commands_note = where is not None and _shadows_default(plugin.manifest.get("commands"), where, "commands")
     decide(plugin, settings)
     return plugin
+
+
+def _shadows_default(declared: object, root: str, folder: str) -> bool:
+    """Whether the manifest's value hides the default folder (Claude Code's note): it is set (JavaScript-true), the
+    folder exists, and none of the paths it names lies inside that folder (`"commands": ["./commands/b.md"]` gives no
+    note; seed 5, tree 5)."""
+    default = os.path.join(root, folder)
+    if declared in (None, False, 0, "") or not os.path.isdir(default):
+        return False
+    if isinstance(declared, dict):
+        paths = [v["source"] for v in declared.values() if isinstance(v, dict) and isinstance(v.get("source"), str)]
+    else:
+        paths = _rel_paths(declared)
+    inside = default + os.sep
+    return not any((os.path.normpath(os.path.join(root, rel)) + os.sep).startswith(inside) for rel in paths)
 
 
 _ENABLEMENT_NOTES = ("Not enabled because its enabledPlugins entry is a version list",
@@ -500,13 +519,19 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
             continue
         # Observed: the list's "enabled" ranks managed settings last (a lower scope's true or false wins over them),
         # while its causes are those of the session, where managed settings rank first.
-        value = settings.decide(p.id, scopes).value
-        if value is None:
-            value = settings.decide(p.id, ("managed",)).value
-        enabled = value is not False if p.kind == "skills-dir" else value is True
+        if p.kind == "skills-dir":
+            value = settings.decide(p.id, scopes).value
+            if value is None:
+                value = settings.decide(p.id, ("managed",)).value
+            enabled = value is not False
+        else:
+            # Claude Code's editable-scopes map: only a true or a false counts, so a version list or an odd value
+            # passes the word to the next scope down (local ["1.0.0"] over user true: enabled; seed 5, tree 3).
+            values = (settings.decide(p.id, (scope,)).value for scope in (*scopes, "managed"))
+            enabled = next((v for v in values if isinstance(v, bool)), None) is True
         notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
         errors = list(p.errors)
-        user_config = "userConfig" in p.manifest and list_loaded(p)
+        user_config = "userConfig" in p.manifest and (list_loaded(p) or _list_reads_disabled(p, settings))
         if p.kind == "skills-dir":
             rows.append(ListRow(p.id, p.version, p.scope, enabled, p.install_path, notes=notes, errors=errors,
                                 has_user_config=user_config))
@@ -606,13 +631,29 @@ def list_loaded(plugin: Plugin) -> bool:
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
+def _list_reads_disabled(plugin: Plugin, settings: Settings) -> bool:
+    """`claude plugin list` also reads the manifest of a plugin that some settings file turns off with a false (its
+    hasUserConfig shows; not its load notes), when nothing else stops it; one no settings name is not read (observed:
+    disabled-plugin-read, seed 6 tree 5)."""
+    if plugin.kind != "marketplace" or plugin.fixed_block is not None:
+        return False
+    if plugin.read_from_folder is None and not _CACHE_NAME.match(plugin.name):
+        return False
+    return any(settings.decide(plugin.id, (scope,)).value is False for scope in ("local", "project", "user", "managed"))
+
+
 def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
     """Plugin skills: `skills/` plus every manifest `skills` path; `<plugin>:<dir>` names, in listing order."""
     root = plugin.root
     if not root:
         return []
     dirs = [os.path.join(root, "skills")] if os.path.isdir(os.path.join(root, "skills")) else []
-    for rel in _rel_paths(plugin.manifest.get("skills")):
+    declared = plugin.manifest.get("skills")
+    if not dirs and declared in (None, False, 0, "") and _file_stat(os.path.join(root, "SKILL.md")) is not None:
+        # No skills/ folder and no manifest `skills`: Claude Code takes a SKILL.md at the root as the plugin's skill,
+        # as if the manifest said "./" (observed: seed 5, tree 14; recorded root-skill-implicit).
+        dirs.append(root)
+    for rel in _rel_paths(declared):
         path = _inside(root, rel)
         if path is None:
             diags.append(Diagnostic("error", "plugin-path-escapes", os.path.join(root, ".claude-plugin", "plugin.json"),
@@ -656,33 +697,137 @@ _COMMANDS_NOTE = 'Default commands/ folder is ignored because the manifest sets 
 
 
 def command_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
-    """Plugin commands: `commands/`, unless the manifest sets `commands` (then only those)."""
+    """Plugin commands in load order: `commands/` unless the manifest sets `commands`, else the manifest's entries
+    (object form, then paths in order); a file reached twice (by its real path) counts once, where first met."""
     root = plugin.root
     if not root:
         return []
     declared = plugin.manifest.get("commands")
-    items: list[Item] = []
+    prefix = _item_prefix(plugin) + ":"
+    claimed: set[str] = set()
     if declared is None:
-        return walk_commands(os.path.join(root, "commands"), prefix=_item_prefix(plugin) + ":")
-    rels = _rel_paths(declared)
+        return walk_plugin_commands(os.path.join(root, "commands"), prefix, claimed, diags)
+    items: list[Item] = []
     if isinstance(declared, dict):  # name -> {source, description, ...}
         for name, spec in declared.items():
             source = spec.get("source") if isinstance(spec, dict) else None
             path = _inside(root, source) if isinstance(source, str) else None
-            if path and os.path.isfile(path):
-                items.append(Item("command", f"{_item_prefix(plugin)}:{name}", path, root, os.path.dirname(path)))
-    for rel in rels:
+            if path and os.path.isfile(path) and _claim(os.path.realpath(path), claimed):
+                items.append(Item("command", f"{prefix}{name}", path, root, os.path.dirname(path)))
+    for rel in _rel_paths(declared):
         path = _inside(root, rel)
         if path and os.path.isdir(path):
-            items.extend(walk_commands(path, prefix=_item_prefix(plugin) + ":"))
-        elif path and os.path.isfile(path) and path.endswith(".md"):
+            items.extend(walk_plugin_commands(path, prefix, claimed, diags))
+        elif path and os.path.isfile(path) and path.endswith(".md") and _claim(os.path.realpath(path), claimed):
             stem = os.path.basename(path)[:-3]
-            items.append(Item("command", f"{_item_prefix(plugin)}:{stem}", path, os.path.dirname(path), os.path.dirname(path)))
+            items.append(Item("command", f"{prefix}{stem}", path, os.path.dirname(path), os.path.dirname(path)))
     return items
 
 
+def _claim(real: str, claimed: set[str]) -> bool:
+    """False when this real path was already taken by an earlier commands path of the plugin. (Claude Code reads its
+    manifest paths concurrently, so for overlapping paths the winner is a race; manifest order is the usual one.)"""
+    if real in claimed:
+        return False
+    claimed.add(real)
+    return True
+
+
+_SKILL_FILE = re.compile(r"skill\.md", re.IGNORECASE)
+_PLUGIN_WALK_DEPTH = 32  # Claude Code skips a folder this many levels below the commands root (and deeper)
+_PLUGIN_WALK_DIRS = 4096  # ... and stops after reading this many folders
+
+
+def _node_path(path: str) -> str:
+    """The path as Node decodes it (bytes that are not UTF-8 become U+FFFD), for sorting as JavaScript does."""
+    return path if path.isascii() else path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _skipped_folder(name: str) -> bool:
+    """Claude Code never walks its bundle cache folder (`.mcpb-cache`, any case, trailing dots or spaces; observed)."""
+    return name.lower().rstrip(". ") == ".mcpb-cache"
+
+
+def walk_plugin_commands(top: str, prefix: str, claimed: set[str], diags: list[Diagnostic] | None = None) -> list[Item]:
+    """A plugin's commands folder as Claude Code 2.1.332 reads it (observed, and its loader's walk):
+
+    - only real folders and files: links are skipped, hidden folders are walked, `*.md` matches in any case;
+    - a folder holding a file named SKILL.md (any case), the root too, gives its `.md` files only, no sub-folders;
+    - all files are sorted by path (ICU), then grouped by folder in the order each folder first appears: the files of
+      one folder stay together (`b`, `zz`, then `A:d`, when `_x.md` sorts before `A/d.md`), and a folder's SKILL.md
+      files leave one entry, the first in that order (`skill.md` before `SKILL.md`), named by its folder;
+    - names: sub-folders joined with `:`, then the file name less a lower-case `.md` (`X.MD` stays `X.MD`); the
+      root's own SKILL.md is named by the root folder (`p:commands`).
+    """
+    found: list[str] = []
+    stack: list[tuple[str, int]] = [(top, 0)]
+    read = 0
+    while stack and len(found) < MAX_COMMAND_FILES:
+        d, depth = stack.pop()
+        if depth >= _PLUGIN_WALK_DEPTH:
+            continue
+        read += 1
+        if read > _PLUGIN_WALK_DIRS:
+            break
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except (OSError, ValueError) as exc:
+            if diags is not None and not isinstance(exc, FileNotFoundError):
+                diags.append(Diagnostic("error", "claude-dir-unreadable", d,
+                                        f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
+                                        fix="Give your user read and execute permission on the folder"))
+            continue
+        files = [e for e in entries if _plain_file(e) and e.name.lower().endswith(".md")]
+        if any(_SKILL_FILE.fullmatch(e.name) for e in files):
+            found.extend(e.path for e in files)
+            continue
+        found.extend(e.path for e in files)
+        stack.extend((e.path, depth + 1) for e in entries if _plain_dir(e) and not _skipped_folder(e.name))
+    real_top = os.path.realpath(top)  # no link below top is followed: a file's real path is real_top + the rest
+    found = [f for f in found if _claim(real_top + f[len(top):], claimed)]
+    found.sort(key=lambda f: collation_key(_node_path(f)))
+    groups: dict[str, list[str]] = {}
+    for f in found:
+        groups.setdefault(os.path.dirname(f), []).append(f)
+    items: list[Item] = []
+    for d, paths in groups.items():
+        skill = next((f for f in paths if _SKILL_FILE.fullmatch(os.path.basename(f))), None)
+        if skill is not None:
+            parent = os.path.dirname(d)
+            parts = _rel_parts(top, parent) if parent.startswith(top) else []
+            items.append(Item("command", prefix + ":".join([*parts, os.path.basename(d)]), skill, top, d))
+            continue
+        parts = _rel_parts(top, d)
+        for f in paths:
+            base = os.path.basename(f)
+            stem = base[:-3] if base.endswith(".md") else base
+            items.append(Item("command", prefix + ":".join([*parts, stem]), f, top, d))
+    return items
+
+
+def _rel_parts(top: str, d: str) -> list[str]:
+    rel = d[len(top):].lstrip(os.sep)
+    return rel.split(os.sep) if rel else []
+
+
+def _plain_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _plain_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = None) -> list[Item]:
-    """Every `*.md` below a commands root (links followed, hidden folders included, loops skipped, §2.2).
+    """Every `*.md` below a legacy commands root (links followed, hidden folders included, loops skipped, §2.2); a
+    plugin's commands folder is read otherwise (walk_plugin_commands).
 
     Names join sub-folders with `:`; a folder holding SKILL.md (any case) is one entry named by its folder, and the
     other .md files directly in it are not entries.

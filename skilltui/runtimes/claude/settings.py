@@ -266,7 +266,8 @@ class Settings:
         flag, managed (§10.3, observed: an id an add-dir folder names comes before every user one)."""
         seen: dict[str, None] = {}
         for scope in ("add-dir", "user", "project", "local", "flag", "managed"):
-            for src in self.sources:
+            # add-dir sources are kept highest first (the last folder first): read them in --add-dir order here
+            for src in reversed(self.sources) if scope == "add-dir" else self.sources:
                 enabled = src.data.get("enabledPlugins")
                 if src.scope == scope and isinstance(enabled, dict):
                     for key in enabled:
@@ -298,8 +299,10 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         sources.append(load_source("local", cwd_local))
     sources.append(load_source("project", paths.scope_file("project")))
     sources.append(load_source("user", paths.scope_file("user")))
-    for d in opts.add_dirs:  # both files of each folder count for enabledPlugins (observed), in this order
-        for name in ("settings.json", "settings.local.json"):
+    # Both files of each folder count for enabledPlugins; Claude Code merges them in --add-dir order, settings.json
+    # then settings.local.json, the later winning: highest first is the reverse (observed: add-dir-precedence).
+    for d in reversed(opts.add_dirs):
+        for name in ("settings.local.json", "settings.json"):
             sources.append(load_source("add-dir", os.path.join(os.path.abspath(d), ".claude", name)))
 
     settings = Settings(paths, sources, env=dict(opts.env))

@@ -178,13 +178,19 @@ class BudgetScreen(BaseScreen):
             t.append(" from SLASH_COMMAND_TOOL_CHAR_BUDGET")
         else:
             t.append(f" ({params.source})")
+        simulated = f"simulated listing of Claude Code {result.prepared.version}"
+        tooltip = simulated
         state = self.app.state
         if state is not None and state.claude is not None and not self.query_one("#model", Input).value.strip() \
                 and self._window() is None:
             choice = budget.default_model(state.claude, state.opts)  # no model typed: the user's own, and why
-            t.append(f"   model {choice.why}" + (f" (assumed: {choice.assumed})" if choice.assumed else ""), style="dim")
-        t.append(f"   simulated listing of Claude Code {result.prepared.version}", style="dim")
-        self.query_one("#budget-params", Static).update(t)
+            # the line has room for where the model comes from; the whole why is the line's tooltip
+            t.append(f"   model {choice.model} ({choice.short})", style="dim")
+            tooltip = f"model {choice.why}" + (f"\nassumed: {choice.assumed}" if choice.assumed else "") + f"\n{simulated}"
+        t.append(f"   {simulated}", style="dim")
+        params_line = self.query_one("#budget-params", Static)
+        params_line.update(t)
+        params_line.tooltip = Text(tooltip)  # Text: the why may quote a settings path, never markup
         error = self._error_line()
         if error is not None:
             self.query_one("#budget-fit", Static).update(error)

@@ -1,0 +1,130 @@
+"""Half of a batch of independent work in a forked child process (issue #15: the raw-read floor is one process, the
+user's machine has several cores).
+
+Only where it is safe and pays: os.fork exists, more than one CPU is ours, and this process runs one thread (a fork
+copies no other thread, and a lock one of them held would stay locked in the child; the TUI discovers in a worker,
+so it never forks). The child sends its results back through a pipe with marshal (no import, plain values only) and
+leaves with os._exit. Any failure (no fork, a child that dies, hangs or sends what cannot be read back) gives None
+for the items concerned, and the caller does those itself: the answer never depends on the child.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import select
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+CHILD_GRACE_S = 30.0  # a child is waited for this long (plus 4x the parent's own half) before it is killed
+
+
+def cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and threading.active_count() == 1 and cpus() > 1
+
+
+def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Callable[[T], Any]) -> list[Any] | None:
+    """Runs `here(first half)` in this process while a forked child computes `there(item)` for each item of the
+    second half. Returns the second half's results in order (None for an item the child could not compute or send),
+    or None when no child was made: the caller then does the second half itself. `there` must return plain values
+    (marshal's types: None, bool, int, float, str, bytes, tuple, list, dict, set)."""
+    cut = len(items) // 2
+    first, second = items[:cut], items[cut:]
+    if not second or not can_fork():
+        return None
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:  # the child: compute, send, leave without running the parent's exit handlers or flushing its buffers
+        code = 1
+        try:
+            os.close(read_fd)
+            _send(write_fd, [_safe(there, item) for item in second])
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    started = time.monotonic()
+    try:
+        here(first)
+    finally:
+        data = _receive(read_fd, pid, CHILD_GRACE_S + 4 * (time.monotonic() - started))
+    results = _decode(data, len(second))
+    return results
+
+
+def _safe(fn: Callable[[T], Any], item: T) -> Any:
+    try:
+        value = fn(item)
+        marshal.dumps(value)  # a value marshal refuses (a datetime from a YAML tag) is left to the parent
+        return value
+    except Exception:
+        return None
+
+
+def _send(fd: int, results: list[object]) -> None:
+    view = memoryview(marshal.dumps(results))
+    while view:
+        view = view[os.write(fd, view) :]
+    os.close(fd)
+
+
+def _receive(fd: int, pid: int, timeout: float) -> bytes | None:
+    """The child's whole message, or None when it failed or did not finish within `timeout` (it is killed then)."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    ok = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                ok = True
+                break
+            chunks.append(chunk)
+    except OSError:
+        ok = False
+    finally:
+        os.close(fd)
+    if not ok:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    try:
+        _, status = os.waitpid(pid, 0)
+    except OSError:
+        return None
+    return b"".join(chunks) if ok and os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def _decode(data: bytes | None, n: int) -> list[Any] | None:
+    if data is None:
+        return None
+    try:
+        results = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(results, list) or len(results) != n:
+        return None
+    return results

@@ -1,0 +1,196 @@
+"""The cold `list --json` run's fast paths (issue #15) against the plain code they stand in for, on real files in tmp
+dirs: the JSON written in batches of skills is byte for byte the JSON of the whole answer (`cli._json_text`)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from treelib import build, md
+
+from skilltui import cli
+from skilltui.model import Catalog, Diagnostic, Options, Skill
+from skilltui.runtimes import discover
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cn",)), max_size=12)  # lone surrogates included
+
+
+def _whole(data: dict[str, object], pretty: bool = False) -> bytes:
+    """The plain path: the whole answer's dicts, one json.dumps (cli._json_text), then UTF-8."""
+    return cli._json_text(data, argparse.Namespace(pretty=pretty)).encode("utf-8")
+
+
+def _chunked(data: dict[str, object], skills: list[Skill]) -> bytes:
+    try:
+        return b"".join(cli._compact_chunks(data, skills, ensure_ascii=False))
+    except UnicodeEncodeError:
+        return b"".join(cli._compact_chunks(data, skills, ensure_ascii=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(names=st.lists(TEXT, max_size=9), descriptions=st.lists(st.none() | TEXT, min_size=9, max_size=9),
+       tail=st.dictionaries(st.sampled_from(["model", "model_source", "assumed"]), st.none() | TEXT | st.integers()),
+       batch=st.integers(1, 4), cwd=TEXT)
+def test_batched_json_is_the_whole_answers_json(names, descriptions, tail, batch, cwd):
+    skills = [Skill(name=n, source="user", path=f"/s/{n}/SKILL.md", root="/s", description=d, order=i)
+              for i, (n, d) in enumerate(zip(names, descriptions))]
+    catalog = Catalog("claude", "2.1.332", cwd, "/home", skills=skills,
+                      diagnostics=[Diagnostic("info", "code", None, n) for n in names[:2]])
+    whole = {**catalog.to_json(), **tail}
+    lazy = {**catalog.to_json(lazy_skills=True), **tail}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "SKILLS_PER_BATCH", batch)
+        assert _chunked(lazy, lazy["skills"]) == _whole(whole)  # type: ignore[arg-type]
+
+
+def _run_list(capsys, root, *extra: str) -> bytes:
+    capsys.readouterr()
+    code = cli.main(["--cwd", str(root / "proj"), "--home", str(root / "home"), "--managed-dir", str(root / "managed"),
+                     "list", "--json", *extra])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return out.out.encode("utf-8")
+
+
+def _plain_answer(root, include_all: bool, pretty: bool = False) -> bytes:
+    home = str(root / "home")
+    opts = Options(cwd=str(root / "proj"), home=home, managed_dir=str(root / "managed"), env=dict(os.environ, HOME=home))
+    return _whole(cli._list_json(discover(opts), opts, include_all), pretty)
+
+
+@pytest.mark.parametrize("flags", [(), ("--all",), ("--no-cache",), ("--all", "--no-cache"), ("--pretty", "--no-cache")])
+def test_list_json_is_the_plain_answer(tmp_path, capsys, monkeypatch, flags):
+    """Batches of 2 over a tree with a non-UTF-8 folder name (lone surrogates: the whole answer is escaped), a shadowed
+    copy, an invalid entry and a plugin-less tree: cold, then warm (the stored answer), equal to the plain path."""
+    monkeypatch.setattr(cli, "SKILLS_PER_BATCH", 2)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    files: dict[str, object] = {f"home/.claude/skills/s{i}/SKILL.md": md(f"Skill {i} ✓ does things") for i in range(5)}
+    files["proj/.claude/skills/s1/SKILL.md"] = md("A project copy")
+    files["proj/.claude/skills/bad name/SKILL.md"] = md("Bad name")
+    files["proj/.git/HEAD"] = "ref: refs/heads/main\n"
+    build(tmp_path, files)
+    os.makedirs(os.fsencode(tmp_path / "home/.claude/skills") + b"/caf\xe9")
+    (tmp_path / "home/.claude/skills").joinpath(os.fsdecode(b"caf\xe9"), "SKILL.md").write_text(md("Latin-1 name"))
+    want = _plain_answer(tmp_path, "--all" in flags, "--pretty" in flags)
+    assert b"\\udce9" in want  # the escaped path: the ensure_ascii fallback is exercised
+    assert _run_list(capsys, tmp_path, *flags) == want
+    assert _run_list(capsys, tmp_path, *flags) == want  # again: from the cache unless --no-cache
+
+
+def test_list_json_without_a_byte_buffer_on_stdout(tmp_path, monkeypatch):
+    """A caller's StringIO as stdout (no .buffer): the same text goes through the text layer."""
+    build(tmp_path, {"home/.claude/skills/a/SKILL.md": md("Alpha"), "proj/x": ""})
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    buf = io.StringIO()
+    monkeypatch.setattr("sys.stdout", buf)
+    code = cli.main(["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir",
+                     str(tmp_path / "managed"), "list", "--json", "--no-cache"])
+    assert code == 0
+    assert json.loads(buf.getvalue())["skills"][0]["name"] == "a"
+    assert buf.getvalue().encode("utf-8") == _plain_answer(tmp_path, include_all=False)
+
+
+# ---------------------------------------------------------------- the two-process parse of a cold scan
+# Run in a fresh interpreter: a fork needs a process with one thread, which a test session does not promise.
+TWO_PROCESS = r'''
+import json, os, sys
+from dataclasses import replace
+from skilltui import cache, parallel
+from skilltui.model import Options
+from skilltui.runtimes.claude import discovery as d
+
+opts = Options(**json.loads(sys.argv[1]))
+mode = sys.argv[2]
+calls, forks = [], []
+parse_file, fork = d._parse_file, os.fork
+d._parse_file = lambda path, st: (calls.append(path), parse_file(path, st))[1]
+
+def counted_fork():
+    forks.append(1)
+    return fork()
+
+def failed_fork():
+    raise OSError("no fork here")
+
+os.fork = counted_fork if mode != "fork-fails" else failed_fork
+if mode == "child-dies":
+    parallel._send = lambda fd, results: os._exit(3)
+elif mode == "child-garbles":
+    parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
+
+def answer(min_files):
+    d._PARSED.clear()
+    d.PARALLEL_MIN_FILES = min_files
+    del calls[:]
+    with cache.recording(opts.env) as rec:
+        catalog = d.discover(replace(opts, env=rec.env))
+    entries = [dict(vars(s), frontmatter=vars(s.frontmatter) if s.frontmatter else None) for s in catalog.skills]
+    text = json.dumps([catalog.to_json(), [p.to_json() for p in catalog.plugins], entries], default=repr)
+    return text, sorted(rec.paths.items()), len(calls)
+
+one, one_paths, one_calls = answer(10**9)
+two, two_paths, two_calls = answer(0)
+print(json.dumps({"same": one == two, "same_paths": one_paths == two_paths, "files": one_calls,
+                  "parent_parsed": two_calls, "forks": len(forks)}))
+'''
+
+
+def _two_process(opts: Options, mode: str = "fork") -> dict[str, object]:
+    import subprocess
+    import sys
+    from dataclasses import asdict
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", TWO_PROCESS, json.dumps(asdict(opts)), mode], capture_output=True,
+                         text=True, timeout=300, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _varied_tree(root) -> Options:
+    """Every kind of file the parse meets: plain, quoted, block scalars, lists, the quoting retry, invalid YAML, not a
+    mapping, an early close, no frontmatter, invalid UTF-8, a YAML timestamp (a value marshal cannot send: the
+    parent parses that one itself), aliases, CRLF, a big number; plus plugin skills."""
+    kinds = [md("Plain"), md('"Quoted: yes"'), "---\ndescription: >\n  folded\n  text\n---\nBody\n",
+             "---\ndescription: [a, b]\nname: listy\n---\n", md("Has: colon"), "---\ndescription: [unclosed\n---\n",
+             "---\n- a list\n---\nBody\n", "---\ndescription: x---\n---\nBody", "No frontmatter\n# Title\n",
+             b"---\ndescription: caf\xe9\n---\n", "---\ndescription: !!timestamp 2001-12-14\n---\n",
+             "---\na: &x [1, 2]\nb: *x\ndescription: aliased\n---\n", "---\r\ndescription: crlf\r\n---\r\nBody\r\n",
+             "---\ndescription: 123456789012345678901234567890\n---\n", "---\ndisable-model-invocation: true\n---\nHidden\n",
+             "---\npaths: src/**\ndescription: conditional\n---\n"]
+    files: dict[str, object] = {}
+    for i in range(120):
+        files[f"home/.claude/skills/k{i:03d}/SKILL.md"] = kinds[i % len(kinds)]
+    files["proj/.claude/skills/k001/SKILL.md"] = md("Project copy")
+    files["proj/.git/HEAD"] = "ref: refs/heads/main\n"
+    build(root, files)
+    home = str(root / "home")
+    return Options(cwd=str(root / "proj"), home=home, managed_dir=str(root / "managed"), env={"HOME": home})
+
+
+def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path):
+    got = _two_process(_varied_tree(tmp_path))
+    assert got["forks"] == 1, got  # the child was made...
+    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed its half (the timestamp file: here)
+    assert got["same"] and got["same_paths"], got  # the same catalog, and the answer cache saw the same paths
+
+
+@pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
+def test_a_failed_child_changes_nothing(tmp_path, mode):
+    got = _two_process(_varied_tree(tmp_path), mode)
+    assert got["same"] and got["same_paths"], got
+    assert got["parent_parsed"] == got["files"] == 121, got  # everything parsed here instead, no traceback
+
+
+def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tmp_path):
+    from test_corpus_claude import _mount
+
+    got = _two_process(_mount(corpus_tree, tmp_path))
+    assert got["forks"] == 1 and got["files"] > 1000 and got["parent_parsed"] < got["files"] * 0.6, got
+    assert got["same"] and got["same_paths"], got
