@@ -748,6 +748,13 @@ def _skipped_folder(name: str) -> bool:
     return name.lower().rstrip(". ") == ".mcpb-cache"
 
 
+
+def _unreadable_commands(diags: list[Diagnostic] | None, folder: str, exc: OSError | ValueError) -> None:
+    if diags is not None and not isinstance(exc, FileNotFoundError):
+        diags.append(Diagnostic("error", "claude-dir-unreadable", folder,
+                                f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
+                                fix="Give your user read and execute permission on the folder"))
+
 def walk_plugin_commands(top: str, prefix: str, claimed: set[str], diags: list[Diagnostic] | None = None) -> list[Item]:
     """A plugin's commands folder as Claude Code 2.1.332 reads it (observed, and its loader's walk):
 
@@ -773,10 +780,7 @@ def walk_plugin_commands(top: str, prefix: str, claimed: set[str], diags: list[D
             with os.scandir(d) as it:
                 entries = list(it)
         except (OSError, ValueError) as exc:
-            if diags is not None and not isinstance(exc, FileNotFoundError):
-                diags.append(Diagnostic("error", "claude-dir-unreadable", d,
-                                        f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
-                                        fix="Give your user read and execute permission on the folder"))
+            _unreadable_commands(diags, d, exc)
             continue
         files = [e for e in entries if _plain_file(e) and e.name.lower().endswith(".md")]
         if any(_SKILL_FILE.fullmatch(e.name) for e in files):
@@ -848,10 +852,7 @@ def walk_commands(top: str, prefix: str = "", diags: list[Diagnostic] | None = N
             with os.scandir(d) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except (OSError, ValueError) as exc:
-            if diags is not None and not isinstance(exc, FileNotFoundError):
-                diags.append(Diagnostic("error", "claude-dir-unreadable", d,
-                                        f"cannot read this commands folder: {getattr(exc, 'strerror', None) or exc}",
-                                        fix="Give your user read and execute permission on the folder"))
+            _unreadable_commands(diags, d, exc)
             continue
         skill_md = next((e for e in entries if e.name.lower() == "skill.md" and parts and _is_file(e)), None)
         if skill_md is not None:  # its sibling .md files are not commands, its sub-folders are walked (observed)

@@ -168,29 +168,21 @@ class LineTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=False, init=False)
     hover_row: reactive[int | None] = reactive(None, init=False)
 
-    class RowHighlighted(Message):
+    class _RowMessage(Message):
+        def __init__(self, table: LineTable, cursor_row: int) -> None:
+            super().__init__()
+            self.table = table
+            self.cursor_row = cursor_row
+
+        @property
+        def control(self) -> LineTable:
+            return self.table
+
+    class RowHighlighted(_RowMessage):
         """The cursor moved to `cursor_row` (also sent when new rows are set)."""
 
-        def __init__(self, table: LineTable, cursor_row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.cursor_row = cursor_row
-
-        @property
-        def control(self) -> LineTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(_RowMessage):
         """Enter on a row, or a click on the cursor's row."""
-
-        def __init__(self, table: LineTable, cursor_row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.cursor_row = cursor_row
-
-        @property
-        def control(self) -> LineTable:
-            return self.table
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
