@@ -28,13 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_discovery import floor_reader, make_app, options, tui_app_class, wait_for
 from gen_tree import generate
 
-from skilltui import doctor
+from skilltui import doctor, parallel
 from skilltui.checks import delivery, invisible
 from skilltui.runtimes import discover
 from skilltui.runtimes.claude import discovery as claude
 
 REPO = Path(__file__).resolve().parents[1]
-WORKERS = doctor.usable_cpus()  # as the command line runs it (--workers 1: all in one process)
+WORKERS = parallel.cpus()  # as the command line runs it (--workers 1: all in one process)
 
 
 def _cpu() -> float:

@@ -620,11 +620,11 @@ def cmd_touch(args: argparse.Namespace, opts: Options) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
-    from skilltui import doctor
+    from skilltui import doctor, parallel
     from skilltui.text import safe
 
     runtimes = tuple(REGISTRY) if args.runtime_all else (opts.runtime,)
-    diags = doctor.run(opts, runtimes, workers=doctor.usable_cpus())
+    diags = doctor.run(opts, runtimes, workers=parallel.cpus())
     if args.json:
         _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)
     else:

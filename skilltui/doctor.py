@@ -238,14 +238,6 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
         runtime=catalog.runtime)]
 
 
-def usable_cpus() -> int:
-    """How many processes the command line may spread the skill pass over: the CPUs this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
 def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None = None,
         workers: int = 1) -> list[Diagnostic]:
     """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is

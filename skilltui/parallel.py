@@ -24,10 +24,11 @@ CHILD_GRACE_S = 30.0  # a child is waited for this long (plus 4x the parent's ow
 
 
 def cpus() -> int:
+    """The CPUs this process may use (its affinity, not the machine's count)."""
     try:
-        return len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        return max(1, os.cpu_count() or 1)
 
 
 def can_fork() -> bool:
