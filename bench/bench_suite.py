@@ -34,6 +34,7 @@ def _cpu() -> float:
 class CpuPerTest:
     def __init__(self) -> None:
         self.cost: dict[str, float] = defaultdict(float)
+        self.wall: dict[str, float] = defaultdict(float)
         self.outcomes: dict[str, int] = defaultdict(int)
         self.slow: set[str] = set()
 
@@ -41,9 +42,10 @@ class CpuPerTest:
     def pytest_runtest_protocol(self, item, nextitem):
         if item.get_closest_marker("slow") is not None:
             self.slow.add(item.nodeid)
-        start = _cpu()
+        start, wall0 = _cpu(), time.perf_counter()
         yield
         self.cost[item.nodeid] += _cpu() - start
+        self.wall[item.nodeid] += time.perf_counter() - wall0
 
     def pytest_runtest_logreport(self, report) -> None:
         if report.when == "call" or report.outcome != "passed":
@@ -80,6 +82,13 @@ def main() -> int:
     print(f"\ncpu s  top {args.top} tests (set-up + call + tear-down)")
     for name, cost in sorted(plugin.cost.items(), key=lambda kv: -kv[1])[:args.top]:
         print(f"{cost:6.2f}  {name}")
+    # a test whose wall time is far above its CPU time waits (timers, polls, subprocess start-up): on a quiet machine
+    # that wait is the floor of its wall time, and no second core shortens it
+    idle = {n: plugin.wall[n] - plugin.cost[n] for n in plugin.cost}
+    print(f"\nwall - cpu s  top {args.top} waiting tests (their sum over all tests: {sum(idle.values()):.1f} s; "
+          f"only meaningful at low load)")
+    for name, waited in sorted(idle.items(), key=lambda kv: -kv[1])[:args.top]:
+        print(f"{waited:6.2f}  {name}")
     return int(code)
 
 
