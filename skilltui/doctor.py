@@ -258,6 +258,8 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         by_runtime[runtime] = catalog
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime
+            # the runtime's own finding, whatever its code says (Claude Code's plugin-* codes are not the plugin check)
+            d.lenses = d.lenses[:1] or (LENS_NAMES.get(runtime, runtime),)
         found.extend(catalog.diagnostics)
         links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
         skill_pass(catalog, conformed, links, bodies, conformance_, workers)
@@ -290,22 +292,58 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
 
 
 # Codes that state the same fact about a file, whichever check found it: the doctor reports each cause once, keeps
-# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact).
+# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact). A cause is a fact
+# every lens sees in the file itself; what a runtime then does with it differs, which is why each has its own code.
+# Two facts where one follows from the other (no description because the YAML does not parse) stay two findings:
+# each says something the other does not. Runtime resolution (which copy wins) is per runtime: lenses may disagree.
 CAUSES: dict[str, str] = {
-    **dict.fromkeys(("claude-frontmatter-invalid", "spec-yaml-invalid", "plugin-frontmatter-invalid",
-                     "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
+    # the frontmatter cannot be read as YAML (or its fields not as text): each runtime refuses, retries or falls back
+    **dict.fromkeys(("claude-frontmatter-invalid", "claude-frontmatter-retried", "spec-yaml-invalid",
+                     "plugin-frontmatter-invalid", "codex-yaml-invalid", "spec-frontmatter-not-mapping",
+                     "omp-frontmatter-fallback", "gemini-yaml-fallback"), "frontmatter-invalid"),
     **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
     **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
                      "codex-description-missing", "claude-description-missing", "claude-plugin-command-unlisted",
-                     "plugin-command-description-missing"), "description-missing"),
-    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
+                     "plugin-command-description-missing", "omp-description-missing"), "description-missing"),
+    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch", "claude-display-name-unused"),
+                    "name-not-folder"),
     **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
+    **dict.fromkeys(("spec-description-too-long", "codex-description-long", "claude-description-capped"),
+                    "description-too-long"),
+    # a SKILL.md below the depth a runtime scans: every runtime that says so agrees it is not found
+    **dict.fromkeys(("claude-nested-skill-ignored", "omp-nested-ignored", "gemini-too-deep", "codex-too-deep"),
+                    "too-deep"),
+    # Gemini CLI's own conflict line and the check that explains it (checks/gemini.py): one conflict
+    **dict.fromkeys(("gemini-overridden", "gemini-loaded-twice", "gemini-alias-shadows", "gemini-order-race"),
+                    "name-conflict"),
+    "spec-name-missing": "name-missing",
+    "plugin-manifest-name-invalid": "manifest-name-invalid",
+}
+# Codes whose one code covers several causes: the cause is told by words the finding's own message always has.
+CAUSE_BY_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    # checks/gemini.py ends the message with the discovery's problem code
+    "gemini-invalid-frontmatter": (("[gemini-frontmatter-missing]", "frontmatter-missing"),
+                                   ("[gemini-description-missing]", "description-missing"),
+                                   ("[gemini-name-missing]", "name-missing")),
+    # runtimes/claude/plugins.py: Claude Code's own words name the field it rejected first
+    "plugin-manifest-invalid": (("plugin.json: name: ", "manifest-name-invalid"),),
 }
 LENS_NAMES = {"claude": "Claude Code", "codex": "Codex", "omp": "oh-my-pi", "gemini": "Gemini CLI",
               "spec": "Agent Skills spec", "plugin": "plugin consistency", "skill": "links", "agy": "AGY delivery"}
 
 
+def cause_of(d: Diagnostic) -> str | None:
+    """The fact a finding states, shared by every code that states it (None: a fact of its own code)."""
+    for words, cause in CAUSE_BY_WORDS.get(d.code, ()):
+        if words in d.message:
+            return cause
+    return CAUSES.get(d.code)
+
+
 def lens_of(d: Diagnostic) -> str:
+    """Who found it: the runtime a catalog finding came from (`run` names it), else the check its code names."""
+    if d.lenses:
+        return d.lenses[0]
     prefix = d.code.split("-", 1)[0]
     return LENS_NAMES.get(prefix, LENS_NAMES.get(d.runtime or "", prefix))
 
@@ -320,7 +358,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
-        cause = CAUSES.get(d.code)
+        cause = cause_of(d)
         if cause is None or d.path is None:
             out.append(d)
             continue
