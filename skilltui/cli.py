@@ -395,6 +395,8 @@ def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     catalog = discover(opts)
     skills = catalog.skills if args.all else catalog.listed()
     print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
+    if catalog.facts.notice:  # what the runtime did not read, or why it does not start
+        print(f"# {safe(catalog.facts.notice)}")
     for s in skills:
         pos = f"{s.order + 1:>3}" if s.order is not None else "  -"
         line = f"{pos} {safe(s.label or s.name)}  [{s.source}] {s.status}"
@@ -632,7 +634,8 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
             print("No problems found.")
         for d in diags:
             where = safe(d.path or "-") + (f":{d.line}" if d.line else "")
-            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.summary)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else ""))
+            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.summary)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else "")
+                  + (f"\n        found by: {', '.join(d.lenses)}" if d.lenses else ""))
     errors = sum(d.severity == "error" for d in diags)
     return EXIT_FAIL if args.strict and errors else EXIT_OK
 
