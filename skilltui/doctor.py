@@ -185,8 +185,12 @@ def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Len
             bodies.run(s.path, invisible.body_findings, catalog, s, body)
         if want_conf:
             assert s.skill_dir is not None
-            read = _ReadOnce(fm.path if isinstance(fm, FileFrontmatter) else s.path, raw)
-            conformance_.run(s.skill_dir, conformance.check, s.skill_dir, None, read)
+            where = fm.path if isinstance(fm, FileFrontmatter) else s.path
+            read = _ReadOnce(where, raw)
+            # this pass opened skill_dir/SKILL.md: when that is its exact name, conformance need not list the folder
+            named = raw is not None and raw.data is not None and where == os.path.join(s.skill_dir, "SKILL.md") \
+                and conformance.named_exactly(s.skill_dir)
+            conformance_.run(s.skill_dir, conformance.check, s.skill_dir, None, read, named)
 
 
 _Answer = tuple[_Lens, _Lens, _Lens, list[Diagnostic] | None]
