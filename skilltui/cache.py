@@ -163,6 +163,8 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     rec = Recording(env=RecordingEnv(env) if env is not None else None)
     paths, note = rec.paths, rec.note
     owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
+    outer = _active.get(owner)
+    _active[owner] = paths
     saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
     saved_open = builtins.open
 
@@ -241,6 +243,20 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         for name, real in saved.items():
             setattr(os, name, real)
         builtins.open = io.open = saved_open
+        if outer is None:
+            _active.pop(owner, None)
+        else:
+            _active[owner] = outer
+
+
+# The observations of the recording under way in each thread: a forked child doing part of a discovery sends back
+# what it added to its copy (parallel.from_both_ends), so that the stored answer knows those paths too.
+_active: dict[int, dict[tuple[str, str], Signature]] = {}
+
+
+def observing() -> dict[tuple[str, str], Signature] | None:
+    """The observations this thread's recording is taking, or None when it records nothing."""
+    return _active.get(threading.get_ident())
 
 
 def cache_dir(env: Mapping[str, str]) -> str:

@@ -99,7 +99,7 @@ def test_list_json_without_a_byte_buffer_on_stdout(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the two-process parse of a cold scan
 # Run in a fresh interpreter: a fork needs a process with one thread, which a test session does not promise.
 TWO_PROCESS = r'''
-import json, os, sys
+import json, os, sys, time
 from dataclasses import replace
 from skilltui import cache, parallel
 from skilltui.model import Options
@@ -107,9 +107,16 @@ from skilltui.runtimes.claude import discovery as d
 
 opts = Options(**json.loads(sys.argv[1]))
 mode = sys.argv[2]
-calls, forks = [], []
-parse_file, fork = d._parse_file, os.fork
-d._parse_file = lambda path, st: (calls.append(path), parse_file(path, st))[1]
+calls, forks, slow = [], [], []
+parse_file, fork, parent = d._parse_file, os.fork, os.getpid()
+
+def counted_parse(path, st):  # this process's parses are counted (and slowed, so that the child surely takes a share)
+    if os.getpid() == parent:
+        calls.append(path)
+        time.sleep(0.01 if slow else 0)
+    return parse_file(path, st)
+
+d._parse_file = counted_parse
 
 def counted_fork():
     forks.append(1)
@@ -135,6 +142,7 @@ def answer(min_files):
     return text, sorted(rec.paths.items()), len(calls)
 
 one, one_paths, one_calls = answer(10**9)
+slow.append(mode == "fork")
 two, two_paths, two_calls = answer(0)
 print(json.dumps({"same": one == two, "same_paths": one_paths == two_paths, "files": one_calls,
                   "parent_parsed": two_calls, "forks": len(forks)}))
@@ -176,8 +184,8 @@ def _varied_tree(root) -> Options:
 
 def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path):
     got = _two_process(_varied_tree(tmp_path))
-    assert got["forks"] == 1, got  # the child was made...
-    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed its half (the timestamp file: here)
+    assert got["forks"] >= 1, got  # the child was made (a second one parses what the first could not send back)...
+    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
     assert got["same"] and got["same_paths"], got  # the same catalog, and the answer cache saw the same paths
 
 
@@ -192,5 +200,80 @@ def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tm
     from test_corpus_claude import _mount
 
     got = _two_process(_mount(corpus_tree, tmp_path))
-    assert got["forks"] == 1 and got["files"] > 1000 and got["parent_parsed"] < got["files"] * 0.6, got
+    assert got["forks"] >= 1 and got["files"] > 1000 and got["parent_parsed"] < got["files"] * 0.6, got
     assert got["same"] and got["same_paths"], got
+
+
+# ---------------------------------------------------------------- parallel.from_both_ends itself
+BOTH_ENDS = r'''
+import json, os, sys, time
+from skilltui import parallel
+
+mode = sys.argv[1]
+n = 600
+items = list(range(n))
+mine, firsts, observed = [], [], {("before", "stat"): None}
+parent = os.getpid()
+
+def first():
+    firsts.append(1)
+    time.sleep(0.5)  # this side's own work: the child takes more than half meanwhile
+
+def here(i):
+    mine.append(i)
+
+def there(i):
+    if i % 97 == 0:
+        raise ValueError("this item fails in the child")
+    observed[(f"/p/{i}", "stat")] = (i, 0, 0, 0, 0, 0)
+    return [i * 2, "x" * (i % 5)]
+
+if mode == "child-dies":
+    parallel._send = lambda fd, results: os._exit(3)
+elif mode == "child-garbles":
+    parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
+elif mode == "fork-fails":
+    def no_fork():
+        raise OSError("no fork here")
+    os.fork = no_fork
+got = parallel.from_both_ends(items, first, here, there, observed)
+child = {} if got is None else got
+print(json.dumps({
+    "firsts": len(firsts), "forked": got is not None, "mine": mine, "child": sorted(child),
+    "right": all(r == [i * 2, "x" * (i % 5)] for i, r in child.items() if r is not None),
+    "failed": sorted(i for i, r in child.items() if r is None),
+    "observed": sorted(k[0] for k in observed if k[0] != "before"), "kept_before": ("before", "stat") in observed,
+}))
+'''
+
+
+def _both_ends(mode: str) -> dict[str, object]:
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", BOTH_ENDS, mode], capture_output=True, text=True, timeout=300,
+                         cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_both_ends_cover_every_item_once_each_side():
+    """The child takes items from the back while this process does its own work, then this process from the front:
+    together every item, the child's results right and in place, its observations merged, a failed item None."""
+    got = _both_ends("fork")
+    assert got["forked"] and got["firsts"] == 1, got
+    mine, child = got["mine"], got["child"]
+    assert mine == list(range(len(mine))), "this process goes from the front, in order"
+    assert child == list(range(600 - len(child), 600)), "the child takes a run from the back"
+    assert set(mine) | set(child) == set(range(600)) and len(set(mine) & set(child)) <= 1, got
+    assert len(child) > 300, "the child worked while this process ran `first`"
+    assert got["right"] and got["failed"] == [i for i in child if i % 97 == 0], got
+    assert got["observed"] == sorted(f"/p/{i}" for i in child if i % 97) and got["kept_before"], got
+
+
+@pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
+def test_both_ends_without_a_usable_child_do_everything_here(mode):
+    got = _both_ends(mode)
+    assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
+    assert got["child"] == [] and got["observed"] == [], got
