@@ -38,7 +38,7 @@ from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
 from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
-from skilltui.text import collation_key, utf16_len
+from skilltui.text import collate, utf16_len
 
 NAME = "claude"
 VERSION = "2.1.332"
@@ -510,6 +510,10 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
 _SKILL_MD = os.sep + "SKILL.md"
 
 
+def _name(s: Skill) -> str:
+    return s.name
+
+
 def _list_root(root: str) -> list[os.DirEntry[str]] | OSError:
     try:
         with os.scandir(root) as it:
@@ -575,7 +579,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         scan.stats[path] = st
         found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
     if not keep_order:
-        found.sort(key=lambda s: collation_key(s.name))
+        collate(found, _name)
     return found
 
 
@@ -699,7 +703,7 @@ def _discover(opts: Options) -> Catalog:
         for item in plugin_mod.walk_commands(root, diags=scan.diags):
             legacy.append(Skill(name=fs_name(item.name), source="legacy-command", path=item.path, root=root,
                                 skill_dir=item.skill_dir, kind="command"))
-    legacy.sort(key=lambda s: collation_key(s.name))
+    collate(legacy, _name)
     groups.append(legacy)
 
     scan.diags.extend(side.diags)
