@@ -277,3 +277,69 @@ def test_both_ends_without_a_usable_child_do_everything_here(mode):
     got = _both_ends(mode)
     assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
     assert got["child"] == [] and got["observed"] == [], got
+
+
+# ---------------------------------------------------------------- the warm run's stat check in two processes
+WARM_CHECK = r'''
+import json, os, sys
+from skilltui import cache, parallel
+
+root, mode = sys.argv[1], sys.argv[2]
+forks, fork = [], os.fork
+
+def counted_fork():
+    forks.append(1)
+    return fork()
+
+os.fork = counted_fork
+if mode == "child-dies":
+    parallel._send = lambda fd, results: os._exit(3)
+def record():
+    paths, kinds, sigs = [], [], []
+    for i in range(3000):  # files, folders (listed and stat-ed) and missing paths, mixed through both halves
+        path, kind = os.path.join(root, f"f{i}"), ("stat", "list", "lstat")[i % 3]
+        sig = cache._signature(path, kind)
+        paths.append(path)
+        kinds.append(cache._KIND_LETTER[kind].upper() if sig is None else cache._KIND_LETTER[kind])
+        sigs += sig or ()
+    return paths, "".join(kinds), sigs
+
+paths, kinds, sigs = record()
+out = {"same": cache._unchanged_in_two(paths, kinds, sigs), "plain": cache._unchanged(paths, kinds, sigs)}
+for name, edited, created in (("first", 3, 10), ("second", 2903, 2910)):  # 3: a file; 10: missing
+    with open(paths[edited], "a") as fh:
+        fh.write("more")
+    out[f"{name}-edit"] = [cache._unchanged_in_two(paths, kinds, sigs), cache._unchanged(paths, kinds, sigs)]
+    paths, kinds, sigs = record()
+    os.mkdir(paths[created])
+    out[f"{name}-create"] = [cache._unchanged_in_two(paths, kinds, sigs), cache._unchanged(paths, kinds, sigs)]
+    paths, kinds, sigs = record()
+    out[f"{name}-again"] = cache._unchanged_in_two(paths, kinds, sigs)
+out["forks"] = len(forks)
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("mode", ["fork", "child-dies"])
+def test_the_warm_check_in_two_processes_is_the_plain_check(tmp_path, mode):
+    """3,000 observed paths (over PARALLEL_MIN_PATHS): unchanged is unchanged; an edit or a new path in either half is
+    seen, as the one-process check sees it; a child that dies leaves its half to this process."""
+    import subprocess
+    import sys
+
+    for i in range(3000):
+        if i % 5 == 0:
+            continue  # missing: observed as missing
+        if i % 3 == 1:
+            os.mkdir(tmp_path / f"f{i}")
+        else:
+            (tmp_path / f"f{i}").write_text(str(i))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", WARM_CHECK, str(tmp_path), mode], capture_output=True, text=True,
+                         timeout=300, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got.pop("forks") >= 5, got  # each check forked
+    assert got.pop("same") is True and got.pop("plain") is True
+    assert got == {**{f"{half}-{change}": [False, False] for half in ("first", "second") for change in ("edit", "create")},
+                   "first-again": True, "second-again": True}, got
