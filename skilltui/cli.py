@@ -643,6 +643,28 @@ COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins
             "skill": cmd_skill, "budget": cmd_budget, "touch": cmd_touch, "doctor": cmd_doctor}
 
 
+_TUI_STARTED = False  # set when main() runs the TUI: its threads and terminal get the interpreter's usual exit
+
+
+def run() -> NoReturn:
+    """The program (`skilltui`, `python -m skilltui`): main(), then, after a command, leave without the interpreter's
+    teardown. Freeing a big catalog's objects one by one at exit took longer than a cold `list --json` spends on
+    its answer; the process ends anyway. The exit handlers still run (the demo removes its folder), and stdout
+    and stderr are flushed."""
+    code = main()
+    if _TUI_STARTED:
+        raise SystemExit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a non-UTF-8 file name must not end the program
         if hasattr(stream, "reconfigure"):
@@ -675,6 +697,9 @@ def main(argv: list[str] | None = None) -> int:
         opts = options_from(args)
         if args.command is None:
             from skilltui.tui.app import run_app
+
+            global _TUI_STARTED
+            _TUI_STARTED = True
 
             return run_app(opts, cache=not (args.no_cache or args.demo or getattr(args, "demo_reset", False)))
         return COMMANDS[args.command](args, opts)

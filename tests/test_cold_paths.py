@@ -343,3 +343,54 @@ def test_the_warm_check_in_two_processes_is_the_plain_check(tmp_path, mode):
     assert got.pop("same") is True and got.pop("plain") is True
     assert got == {**{f"{half}-{change}": [False, False] for half in ("first", "second") for change in ("edit", "create")},
                    "first-again": True, "second-again": True}, got
+
+
+# ---------------------------------------------------------------- the program leaves without the interpreter's teardown
+def _program(root, *args: str, code: str | None = None, stdout: int | None = None):
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    head = [sys.executable, "-c", code] if code else [sys.executable, "-m", "skilltui"]
+    env = dict(os.environ, PYTHONPATH=repo, HOME=str(root / "home"), XDG_CACHE_HOME=str(root / "cache"))
+    return subprocess.Popen([*head, *args], stdout=stdout if stdout is not None else subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=str(root), env=env)
+
+
+def test_the_program_answers_and_exits_as_main_returns(tmp_path):
+    """`python -m skilltui` (cli.run): the whole answer on stdout, main's exit codes, exit handlers run."""
+    build(tmp_path, {**{f"home/.claude/skills/s{i}/SKILL.md": md(f"Skill {i}") for i in range(30)}, "proj/x": ""})
+    where = ["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    for flags in ((), ("--no-cache",), ()):  # cold, uncached, warm
+        proc = _program(tmp_path, *where, "list", "--json", *flags)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and err == b"", err
+        assert out == _plain_answer(tmp_path, include_all=False)
+    proc = _program(tmp_path, *where, "show", "no-such-skill")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and b"no skill named 'no-such-skill'" in err
+    proc = _program(tmp_path, *where, "list", "--no-such-flag")
+    assert proc.wait(timeout=120) == 2
+    handler = ("import atexit, sys\nfrom skilltui import cli\n"
+               "atexit.register(lambda: print('handler ran', file=sys.stderr))\ncli.run()\n")
+    proc = _program(tmp_path, *where, "list", "--json", code=handler)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b"handler ran\n" and out == _plain_answer(tmp_path, include_all=False)
+
+
+def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
+    import subprocess
+
+    build(tmp_path, {**{f"home/.claude/skills/s{i}/SKILL.md": md("x" * 200) for i in range(400)}, "proj/x": ""})
+    read_end, write_end = os.pipe()
+    proc = _program(tmp_path, "--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir",
+                    str(tmp_path / "managed"), "list", "--json", "--no-cache", stdout=write_end)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.read(10) == b'{"runtime"'
+    try:
+        err = proc.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    assert b"Traceback" not in err and proc.returncode in (0, 120), err
