@@ -356,6 +356,8 @@ def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> l
 def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: bool) -> list[bytes]:
     """json.dumps(data with each skill's to_json, compact) + "\n", in UTF-8 pieces: the keys before "skills", the
     skills a batch at a time, then the keys after. Raises UnicodeEncodeError on a lone surrogate."""
+    from skilltui.model import skill_json_text
+
     enc = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"))
     keys = list(data)
     at = keys.index("skills")
@@ -364,7 +366,7 @@ def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: 
     for i in range(0, len(skills), SKILLS_PER_BATCH):
         if i:
             out.append(b",")
-        out.append(enc.encode([s.to_json() for s in skills[i : i + SKILLS_PER_BATCH]])[1:-1].encode("utf-8"))
+        out.append(",".join([skill_json_text(s, enc) for s in skills[i : i + SKILLS_PER_BATCH]]).encode("utf-8"))
     tail = {k: data[k] for k in keys[at + 1 :]}
     out.append(("]" + ("," + enc.encode(tail)[1:] if tail else "}") + "\n").encode("utf-8"))
     return out

@@ -394,3 +394,26 @@ def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
         proc.kill()
         raise
     assert b"Traceback" not in err and proc.returncode in (0, 120), err
+
+
+# ---------------------------------------------------------------- one skill's JSON text without its dict
+OPTIONAL = st.none() | TEXT
+
+
+@settings(max_examples=500, deadline=None)
+@given(name=TEXT, label=TEXT, strings=st.lists(OPTIONAL, min_size=7, max_size=7), order=st.none() | st.integers(),
+       shipped=st.booleans(), paths=st.none() | st.lists(TEXT, max_size=3), ascii_only=st.booleans(),
+       status=st.sampled_from(["listed", "shadowed", "hidden"]))
+def test_skill_json_text_is_the_encoders_text(name, label, strings, order, shipped, paths, ascii_only, status):
+    from skilltui.model import Source, skill_json_text
+
+    description, when_to_use, plugin, reason, shadowed_by, display_name, override = strings
+    skill = Skill(name=name, label=label, source=Source.USER if shipped else "omp:user", path=f"/p/{name}", root="/p",
+                  description=description, when_to_use=when_to_use, plugin=plugin, status=status, reason=reason,
+                  shadowed_by=shadowed_by, order=order, shipped=shipped, display_name=display_name, override=override,
+                  paths=paths)
+    enc = json.JSONEncoder(ensure_ascii=ascii_only, separators=(",", ":"))
+    assert skill_json_text(skill, enc) == enc.encode(skill.to_json())
+    for odd in ({"order": True}, {"order": 2.5}, {"description": 7}, {"plugin": ["a"]}, {"shipped": 1}, {"source": 3}):
+        weird = Skill(**{**vars(skill), **odd})  # a value of a type the field does not declare
+        assert skill_json_text(weird, enc) == enc.encode(weird.to_json()), odd
