@@ -198,3 +198,44 @@ def test_tall_text_area_keeps_a_height_that_follows_text_and_width():
             assert any("two" in line for line in private.render_lines(app.screen))
 
     _run(go())
+
+
+class _WakingApp(private.BatchWakingApp):
+    MODES = {"main": _Main, "other": _Other}
+    DEFAULT_MODE = "main"
+
+
+def _pending(screen: Screen) -> bool:
+    """The screen has a layout or repaint waiting for its update timer."""
+    return bool(screen._layout_required or screen._repaint_required or screen._dirty_widgets)
+
+
+async def _switch_inside_a_longer_batch(app: App, pilot) -> Screen:
+    """switch_mode opens a 0.05 s batch; a second batch (as a Footer's recompose opens) outlives it and closes last."""
+    await pilot.pause()
+    with app.batch_update():
+        app.switch_mode("other")
+        await asyncio.sleep(0.3)  # the switch's own batch closes meanwhile; the screen's idle found a batch open
+    return app.screen
+
+
+def test_batch_waking_app_draws_a_screen_when_the_last_batch_closes():
+    async def go():
+        app = _WakingApp()
+        async with app.run_test(size=(40, 10)) as pilot:
+            screen = await _switch_inside_a_longer_batch(app, pilot)
+            for _ in range(1000):  # no event arrives meanwhile: only the prompt at the batch's end draws it
+                if not _pending(screen):
+                    break
+                await asyncio.sleep(0.01)
+            assert not _pending(screen)
+            assert "other screen text" in "\n".join(private.render_lines(screen))
+
+        # Textual alone leaves that repaint pending until some unrelated event (this is why the class exists)
+        plain = _App()
+        async with plain.run_test(size=(40, 10)) as pilot:
+            screen = await _switch_inside_a_longer_batch(plain, pilot)
+            await asyncio.sleep(0.5)
+            assert _pending(screen)
+
+    _run(go())

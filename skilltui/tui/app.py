@@ -66,7 +66,7 @@ FIRST_FRAME_WAIT_SECONDS = 1.0  # discovery waits for the first frame at most th
 _GO = Binding.Group("Screens", compact=True)
 
 
-class SkilltuiApp(App[int]):
+class SkilltuiApp(private.BatchWakingApp[int]):
     """Which skills your coding agent sees, from where, and why."""
 
     TITLE = "skilltui"
