@@ -1077,3 +1077,23 @@ async def test_preview_with_no_skill_selected_has_no_body_to_wait_for(demo):
         finally:
             waiting.close()
         assert screen.doc is not None or screen.skill is app.selected
+
+
+@aio
+async def test_a_screen_prepared_in_idle_time_is_drawn_before_its_first_visit(demo):
+    """The app builds the other screens while idle (`_prepare_modes`) and draws them from the current state too, so
+    a first visit only shows the screen: Budget's listing, table and prompt are there before it is shown."""
+    async with running(demo) as (app, pilot):
+        def drawn() -> bool:
+            screen = mode_screen(app, "budget")
+            return screen is not None and getattr(screen, "result", None) is not None
+
+        await until(drawn)
+        screen = mode_screen(app, "budget")
+        assert app.current_mode == "skills"
+        assert screen.query_one("#entries").row_count == len(screen.result.entries) > 0
+        assert "<system-reminder>" in screen.query_one("#prompt").text
+        await pilot.press("3")
+        await settle(app, pilot)
+        fit = str(screen.query_one("#budget-fit").render())
+        assert app.screen is screen and ("Over budget:" in fit or "Everything fits:" in fit)

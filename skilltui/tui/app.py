@@ -194,6 +194,9 @@ class SkilltuiApp(private.BatchWakingApp[int]):
         if self._exiting():
             return
         if screen is not self.screen:
+            draw_ahead = getattr(screen, "draw_ahead", None)
+            if callable(draw_ahead):
+                draw_ahead()  # its data too, so the frame below caches the lines a first visit shows
             private.draw_offscreen(screen, self.size)
         self.set_timer(0.05, self._prepare_modes)
 
