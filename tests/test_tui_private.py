@@ -239,3 +239,55 @@ def test_batch_waking_app_draws_a_screen_when_the_last_batch_closes():
             assert _pending(screen)
 
     _run(go())
+
+
+def test_footer_keys_start_with_the_footers_compact_and_are_not_restyled_for_it(monkeypatch):
+    from textual.binding import Binding
+
+    from skilltui.tui.widgets.footer import StableFooter
+
+    restyled: list[object] = []
+    original = private.FooterKey.update_node_styles
+
+    def counting(self, *args, **kwargs):
+        restyled.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(private.FooterKey, "update_node_styles", counting)
+
+    class _Keys(Screen):
+        BINDINGS = [Binding("a", "bell", "Alpha"), Binding("b", "bell", "Beta")]
+
+        def compose(self) -> ComposeResult:
+            yield StableFooter()
+
+    class _KeysApp(App):
+        def on_mount(self) -> None:
+            self.push_screen(_Keys())
+
+    async def go():
+        for width, compact in ((120, False), (80, True)):  # StableFooter is compact below 110 columns
+            app = _KeysApp()
+            async with app.run_test(size=(width, 10)) as pilot:
+                footer = None
+                for _ in range(500):
+                    await pilot.pause()
+                    footer = app.screen.query_one(StableFooter)
+                    keys = list(footer.query(private.FooterKey))
+                    if footer.compact == compact and keys:
+                        break
+                    await asyncio.sleep(0.01)
+                restyled.clear()
+                before = set(footer.query(private.FooterKey))
+                footer.refresh(recompose=True)  # new keys, as on a screen switch
+                for _ in range(500):
+                    await pilot.pause()
+                    keys = list(footer.query(private.FooterKey))
+                    if keys and not before & set(keys):
+                        break
+                    await asyncio.sleep(0.01)
+                assert len(keys) >= 2
+                assert all(k.compact == compact and k.has_class("-compact") == compact for k in keys)
+                assert not [k for k in restyled if k in keys]  # no class change after the key was composed
+
+    _run(go())
