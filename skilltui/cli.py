@@ -395,6 +395,8 @@ def cmd_list(args: argparse.Namespace, opts: Options) -> int:
     catalog = discover(opts)
     skills = catalog.skills if args.all else catalog.listed()
     print(f"# {catalog.runtime} {catalog.runtime_version} (simulated) — cwd {safe(catalog.cwd)}")
+    if catalog.facts.notice:  # what the runtime did not read, or why it does not start
+        print(f"# {safe(catalog.facts.notice)}")
     for s in skills:
         pos = f"{s.order + 1:>3}" if s.order is not None else "  -"
         line = f"{pos} {safe(s.label or s.name)}  [{s.source}] {s.status}"

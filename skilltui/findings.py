@@ -20,6 +20,7 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 class Code(NamedTuple):
     severity: Severity
     does: str  # what the runtime does with what was found, in one line
+    stops: bool = False  # the runtime exits on it: no session starts, nothing is listed (Catalog.stop_if_refused)
 
 
 _E: Severity = "error"
@@ -70,8 +71,8 @@ CODES: dict[str, Code] = {
     "settings-invalid-value": Code(_E, "Claude Code skips the whole settings file"),
     "settings-unparseable": Code(_E, "Claude Code reads the settings file as empty"),
     # ---- Codex 0.171.0 (runtimes/codex/discovery.py)
-    "codex-home-missing": Code(_E, "CODEX_HOME names no folder: Codex refuses to start"),
-    "codex-config-invalid": Code(_E, "config.toml does not parse: Codex refuses to start"),
+    "codex-home-missing": Code(_E, "CODEX_HOME names no folder: Codex refuses to start (oracle, 2026-12-03)", stops=True),
+    "codex-config-invalid": Code(_E, "config.toml cannot be read or does not parse: Codex refuses to start (oracle, 2026-12-03)", stops=True),
     "codex-config-ignored": Code(_W, "Codex ignores a config value of the wrong shape and uses its default"),
     "codex-config-selector-invalid": Code(_W, "Codex ignores the [[skills.config]] entry"),
     "codex-unreadable-folder": Code(_E, "Codex skips a folder it cannot read; its skills are not found"),
@@ -88,10 +89,10 @@ CODES: dict[str, Code] = {
     "codex-duplicate-name": Code(_I, "Codex keeps every copy of a name"),
     "codex-implicit-off": Code(_I, "invocable by name only, as allow_implicit_invocation: false asks"),
     # ---- oh-my-pi 18.3.4 / 14 (runtimes/omp/)
-    "omp-profile-invalid": Code(_E, "omp refuses the profile name and exits (oracle, 2026-12-03)"),
+    "omp-profile-invalid": Code(_E, "omp refuses the profile name and exits (oracle, 2026-12-03)", stops=True),
     "omp-settings-unreadable": Code(_E, "omp fails to start on a settings file it cannot read"),
     "omp-settings-invalid": Code(_E, "omp ignores (or moves aside) a settings file that does not parse"),
-    "omp-settings-entry-type": Code(_E, "a list setting with entries that are not strings: omp exits (oracle, 2026-12-03)"),
+    "omp-settings-entry-type": Code(_E, "a list setting with entries that are not strings: omp exits (oracle, 2026-12-03)", stops=True),
     "omp-settings-type": Code(_W, "a list setting that is not a list: omp starts and does not use it (oracle, 2026-12-03)"),
     "omp-plugin-registry-invalid": Code(_E, "omp loads no plugin from a registry that does not parse"),
     "omp-read-failed": Code(_E, "omp cannot read the skills folder and finds nothing in it"),
@@ -118,7 +119,7 @@ CODES: dict[str, Code] = {
     "omp-skills-disabled": Code(_I, "skills.enabled is false: omp loads no skills"),
     "omp-settings-legacy": Code(_I, "omp migrates a legacy settings.json on first start"),
     # ---- Gemini CLI 0.61.0 (runtimes/gemini/, checks/gemini.py)
-    "gemini-settings-invalid": Code(_E, "Gemini CLI exits with status 52 and does not start"),
+    "gemini-settings-invalid": Code(_E, "Gemini CLI exits with status 52 and does not start", stops=True),
     "gemini-system-settings-skipped": Code(_E, "Gemini CLI skips a system settings file it does not trust"),
     "gemini-extension-skipped": Code(_E, "Gemini CLI skips the extension and its skills"),
     "gemini-too-deep": Code(_E, "Gemini CLI reads SKILL.md one folder below a root only; a deeper one is not found"),
@@ -226,6 +227,12 @@ CODES: dict[str, Code] = {
     "plugin-capability-section-missing": Code(_I, "the skill lists no capabilities"),
     "plugin-skill-without-command": Code(_I, "a skill without a slash command of its own"),
 }
+
+
+def stops(code: str) -> bool:
+    """Whether the runtime exits on this finding (and so lists nothing)."""
+    entry = CODES.get(code)
+    return entry is not None and entry.stops
 
 
 def severity_of(code: str, default: Severity) -> Severity:

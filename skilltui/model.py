@@ -9,7 +9,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
 from skilltui.findings import Severity as Severity
-from skilltui.findings import severity_of
+from skilltui.findings import severity_of, stops
 
 # A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
@@ -274,6 +274,7 @@ class CatalogFacts:
     project_root: str | None = None  # the project's root as the runtime finds it: paths are shown relative to it
     git_root: str | None = None  # the git work tree's root, when the runtime looks for one (the doctor's project)
     watch: list[str] = field(default_factory=list)  # folders where a new skills root would change the catalog
+    refused: str | None = None  # the runtime exits on its settings (the finding's message): it lists nothing
 
 
 @dataclass
@@ -289,6 +290,18 @@ class Catalog:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     settings: object = None  # the runtime's merged settings; runtimes narrow it (claude.settings.of(catalog))
     facts: CatalogFacts = field(default_factory=CatalogFacts)  # a runtime's subclass; views read only the base fields
+
+    def stop_if_refused(self, who: str) -> None:
+        """Where a finding says the runtime exits (findings.CODES' `stops`), it starts no session: nothing is listed.
+        The rows stay, to be browsed, each saying why; `facts.refused` and `facts.notice` carry the runtime's error."""
+        stop = next((d for d in self.diagnostics if stops(d.code)), None)
+        if stop is None:
+            return
+        self.facts.refused = stop.message
+        self.facts.notice = f"{who} does not start: {stop.message}"
+        for s in self.skills:
+            if s.status in (LISTED, HIDDEN, CONDITIONAL, FILTERED):  # what it would offer, were it running
+                s.status, s.reason, s.order = DISABLED, f"{who} does not start ({stop.code}): nothing is listed", None
 
     def listed(self) -> list[Skill]:
         return sorted((s for s in self.skills if s.status == LISTED), key=lambda s: s.order or 0)

@@ -680,8 +680,9 @@ def test_garbage_config_and_project_config_not_consulted(ws):
     write(home / ".codex/config.toml", b"[[skills.config\n\xff\xfe = = =")
     write(repo / ".codex/config.toml", '[[skills.config]]\nname = "one"\nenabled = false\n')
     cat = discover(repo, home)
-    assert next(s for s in cat.skills if s.name == "one").status == LISTED
-    assert codes(cat)["codex-config-invalid"] == 1
+    one = next(s for s in cat.skills if s.name == "one")  # Codex refuses to start (oracle, tests/fixtures/severity)
+    assert one.status == DISABLED and one.reason is not None and "(codex-config-invalid)" in one.reason
+    assert codes(cat)["codex-config-invalid"] == 1 and cat.listed() == []
 
 
 def test_missing_codex_home(ws):

@@ -19,7 +19,7 @@ from skilltui import cli, doctor, findings
 from skilltui.checks import conformance
 from skilltui.demo import demo_options
 from skilltui.model import FILTERED, INVALID, SEVERITIES, Diagnostic, Options
-from skilltui.runtimes import REGISTRY
+from skilltui.runtimes import REGISTRY, get
 
 PACKAGE = Path(__file__).resolve().parent.parent / "skilltui"
 # What a finding code looks like: the prefix of the runtime or check that emits it, then kebab-case words.
@@ -230,22 +230,45 @@ RECORDED = Path(__file__).parent / "fixtures" / "severity"
 RECORDED_CASES = sorted(p.parent.name for p in RECORDED.glob("*/recorded.json"))
 
 
+def _emptied(catalog):
+    """The same catalog with no skill found: the prompt a runtime sends when it lists nothing."""
+    import copy
+
+    empty = copy.copy(catalog)
+    empty.skills = []
+    return empty
+
+
 @pytest.mark.parametrize("name", RECORDED_CASES)
-def test_severity_follows_what_the_recorded_runtime_did(name, tmp_path):
+def test_severity_follows_what_the_recorded_runtime_did(name, tmp_path, monkeypatch):
     """Trees recorded from the real runtime (tests/fixtures/severity/record.py): where it exits and offers nothing,
-    the doctor has an error; where it starts and lists the skill, a warning at most."""
+    the doctor has an error and nothing is listed; where it starts and lists the skill, a warning at most, and the
+    same skills are listed."""
+    from skilltui.runtimes import discover
+    from skilltui.runtimes.codex import discovery as codex
+
+    monkeypatch.setattr(codex, "SYSTEM_CONFIG_DIR", str(tmp_path / "no-etc-codex"))
     case = RECORDED / name
     rec = json.loads((case / "recorded.json").read_text())
     tree = tmp_path / "tree"
     shutil.copytree(case / "tree", tree, symlinks=True)
+    env = {k: v.replace("$TREE", str(tree)) for k, v in rec["env"].items()}
     opts = Options(cwd=str(tree / "repo"), home=str(tree / "home"), runtime=rec["runtime"],
-                   env={"HOME": str(tree / "home"), **rec["env"]})
+                   env={"HOME": str(tree / "home"), **env})
+    catalog = discover(opts)
     diags = [d for d in doctor.run(opts, (rec["runtime"],)) if d.runtime == rec["runtime"]]
     errors = [d.code for d in diags if d.severity == "error"]
     meant = rec.get("not_offered", [])  # written by hand: meant as skills; the recording shows they are not listed
     if rec["exit"]:
         assert errors, (name, rec["error"], [d.code for d in diags])
-    elif meant:
+        assert catalog.listed() == [] and catalog.facts.refused, (name, [s.name for s in catalog.listed()])
+        assert any(findings.stops(code) for code in errors), name
+        assert get(rec["runtime"]).prompt(catalog).text == get(rec["runtime"]).prompt(_emptied(catalog)).text, name
+        return
+    assert not catalog.facts.refused, name
+    if rec["runtime"] == "omp":  # `omp skill list` rows are the listing (Codex's recording adds its system skills)
+        assert sorted(s.name for s in catalog.listed()) == sorted(rec["skills"]), name
+    if meant:
         assert rec["skills"] == ["ok"], name
         named = {os.path.relpath(d.path, tree) for d in diags if d.severity == "error" and d.path}
         assert named == set(meant), (name, named)

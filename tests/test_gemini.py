@@ -57,11 +57,11 @@ def test_recorded_case(name: str, tmp_path: Path) -> None:
     catalog = runtime.discover(options(tree, meta))
     listing = expected["list"]
     if "error" in listing and "exited 52" in listing["error"]:  # Gemini CLI refuses to start
-        assert catalog.facts.fatal, "Gemini CLI exits 52 here; the catalog must say it would not start"
-        assert ph(catalog.facts.fatal) in listing["error"]
+        assert catalog.facts.refused, "Gemini CLI exits 52 here; the catalog must say it would not start"
+        assert ph(catalog.facts.refused) in listing["error"]
         assert catalog.listed() == []
         return
-    assert not catalog.facts.fatal
+    assert not catalog.facts.refused
     on = catalog.settings.skills_enabled()[0]
     assert "error" not in listing, listing  # every recording but the refusals above is a real `skills list`
     ours = sorted((s.name, ph(s.description), ph(s.path), s.status == LISTED) for s in catalog.skills

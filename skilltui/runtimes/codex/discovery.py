@@ -792,11 +792,11 @@ def _load_config(path: str, diags: list[Diagnostic]) -> _Config:
         cfg.data = tomllib.loads(cfg.text)
     except UnicodeDecodeError:
         diags.append(_diag("error", "codex-config-invalid", path,
-                           "config.toml is not valid UTF-8; Codex refuses to start with it (read here as empty)"))
+                           "config.toml is not valid UTF-8; Codex refuses to start with it"))
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         m = re.search(r"line (\d+)", str(exc))
         diags.append(_diag("error", "codex-config-invalid", path,
-                           f"config.toml does not parse ({exc}); Codex refuses to start with it (read here as empty)",
+                           f"config.toml does not parse ({exc}); Codex refuses to start with it",
                            line=int(m.group(1)) if m else None))
     return cfg
 
@@ -1308,6 +1308,9 @@ def discover(opts: Options) -> Catalog:
 
     _diagnose(catalog, valid, list(invalid.values()), diags)
     catalog.diagnostics = diags
+    catalog.stop_if_refused("Codex")
+    if about.refused:
+        about.prompt = build_prompt(catalog)  # empty: Codex starts no session
     return catalog
 
 

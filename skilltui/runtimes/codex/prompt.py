@@ -451,7 +451,8 @@ def build_prompt(catalog: Catalog, context_window: int | None = None) -> CodexPr
     if context_window is None and choice is not None:
         context_window = choice.context_window
     roots = [r.canonical for r in facts.roots]
-    prompt = render_prompt([s for s in catalog.skills if prompt_eligible(s)], roots, context_window,
+    eligible = [] if facts.refused else [s for s in catalog.skills if prompt_eligible(s)]  # refused: no session
+    prompt = render_prompt(eligible, roots, context_window,
                            how_to_use=choice is not None and choice.usage_instructions)
     prompt.model = choice
     return prompt

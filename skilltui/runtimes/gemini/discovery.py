@@ -155,7 +155,6 @@ class GeminiFacts(CatalogFacts):
     roots: list[Root] = field(default_factory=list)  # every skills root, in scan order
     extensions: list[gsettings.Extension] = field(default_factory=list)
     settings_notes: list[str] = field(default_factory=list)
-    fatal: str | None = None  # a settings error Gemini CLI exits on (status 52): nothing else is read
 
 
 def facts_of(catalog: Catalog) -> GeminiFacts:
@@ -193,7 +192,7 @@ def discover(opts: Options) -> Catalog:
     if st.fatal:
         diags.append(_diag("error", "gemini-settings-invalid", None, st.fatal,
                            fix="Fix the file: Gemini CLI exits with status 52 and does not start"))
-        facts.fatal = st.fatal
+        catalog.stop_if_refused("Gemini CLI")  # nothing else is read
         return catalog
     if not st.trust.trusted:
         facts.notice = f"workspace not trusted, its skills and settings are not read: {st.trust.detail}"

@@ -211,8 +211,8 @@ class _Ctx:
         if profile and (not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,63}", profile) or profile.endswith(".")
                         or re.fullmatch(r"(?i)(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?", profile)):
             self.diags.append(Diagnostic("error", "omp-profile-invalid", None,
-                                         f'Invalid OMP profile "{profile_raw}": omp refuses it; skilltui uses the '
-                                         f"default profile"))
+                                         f'Invalid OMP profile "{profile_raw}": omp stops with this error and '
+                                         f"loads no skill"))
             profile = ""
         root = os.path.join(self.home, self.cfg_name)
         if profile:
@@ -744,13 +744,16 @@ def discover(opts: Options) -> Catalog:
         d.runtime = NAME
     catalog = Catalog(runtime=NAME, runtime_version=VERSIONS[ctx.rules], cwd=ctx.cwd, home=ctx.home, skills=skills,
                       diagnostics=list(unique.values()), settings=settings)
-    catalog.facts = OmpFacts(
+    facts = catalog.facts = OmpFacts(
         project_root=ctx.repo_root, rules=ctx.rules, native_dir=ctx.native, agent_dir=ctx.agent_dir,
         claude_config_dir=ctx.claude_cfg, repo_root=ctx.repo_root, walk=list(ctx.walk),
         providers=[pid for pid, _p, _d in providers], providers_not_modelled=[p for p in NOT_MODELLED if p in display],
         omp_skills=omp_skills, omp_warnings=omp_warnings, settings_files=list(settings.files),
         compress_descriptions=ctx.rules == "18" and settings.raw("skills.compressDescriptions") is not False,
         plugin_roots=list(ctx.plugin_roots))
+    catalog.stop_if_refused("omp")
+    if facts.refused:  # `omp skill list` exits 1: no rows, no warnings
+        facts.omp_skills, facts.omp_warnings = [], []
     return catalog
 
 

@@ -368,4 +368,4 @@ def validate(settings: OmpSettings, diags: list[Diagnostic]) -> None:
         elif key != "disabledProviders" and any(not isinstance(v, str) for v in value):
             diags.append(Diagnostic("error", "omp-settings-entry-type", where,
                                     f"{key} holds entries that are not strings; omp 18.3.4 stops with an error on "
-                                    f"them (oracle: `skill list` exits 1) and loads no skill; skilltui ignores them"))
+                                    f"them (oracle: `skill list` exits 1) and loads no skill"))
