@@ -634,7 +634,8 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
             print("No problems found.")
         for d in diags:
             where = safe(d.path or "-") + (f":{d.line}" if d.line else "")
-            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.summary)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else ""))
+            print(f"{d.severity:<7} {d.code}  {where}\n        {safe(d.summary)}" + (f"\n        fix: {safe(d.fix)}" if d.fix else "")
+                  + (f"\n        found by: {', '.join(d.lenses)}" if d.lenses else ""))
     errors = sum(d.severity == "error" for d in diags)
     return EXIT_FAIL if args.strict and errors else EXIT_OK
 

@@ -92,15 +92,28 @@ class _Lens:
 _Item = tuple[Skill, bool, bool, bool]  # a skill and which lenses want it: links, body, conformance
 
 PARALLEL_MIN = 300  # skills per process before another process pays for its fork and the findings' trip back
+# What this process does after the pass (listing and budget checks, the merge, the JSON), in pass items: measured on
+# the bench tree (about a fifth of the pass), so the parts end together.
+REST_PER_ITEM = 0.2
+
+
+@dataclass
+class Then:
+    """Work that does not depend on the pass (the plugin checks): done by the last forked child beside its part, else
+    by this process after the pass. `weight` is its cost in pass items (a plugin skill costs about one)."""
+
+    run: Callable[[], list[Diagnostic]]
+    weight: int = 0
 
 
 def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
-               workers: int = 1) -> None:
+               workers: int = 1, then: Then | None = None) -> list[Diagnostic]:
     """The lenses that read a skill's file (links, invisible characters in the body, Agent Skills conformance), skill
     by skill: each SKILL.md is read once and its bytes shared (each lens used to read it again). `conformed` holds the
     folders already checked for conformance (one check per folder, whichever runtime found it first). With
     `workers` > 1 (the command line, where fork exists) a big pass is cut in parts, all but the first run by forked
-    children that share the catalog copy-on-write; the findings are the same, in the same order."""
+    children that share the catalog copy-on-write; the findings are the same, in the same order. Returns the findings
+    of `then`."""
     items: list[_Item] = []
     for s in catalog.skills:
         want_links, want_body = _wants_links(s), s.status == LISTED
@@ -111,23 +124,44 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
         if want_links or want_body or want_conf:
             items.append((s, want_links, want_body, want_conf))
     parts = min(workers, len(items) // PARALLEL_MIN) if hasattr(os, "fork") else 1
-    if parts > 1:
-        # this process has the checks after the pass to do as well: it takes a smaller part
-        first = len(items) * 4 // (5 * parts)
-        size = -(-(len(items) - first) // (parts - 1))
-        waits = [(_fork_pass(catalog, items[i : i + size]), items[i : i + size]) for i in range(first, len(items), size)]
-        try:
-            _pass_items(catalog, items[:first], links, bodies, conformance_)
-        finally:  # each child is waited for, whatever happened here
-            theirs = [(wait() if wait is not None else None, chunk) for wait, chunk in waits]
-        for lenses, chunk in theirs:
-            if lenses is None:  # that child could not start or failed: its part is done here
-                _pass_items(catalog, chunk, links, bodies, conformance_)
-            else:
-                for mine, other in zip((links, bodies, conformance_), lenses, strict=True):
-                    mine.absorb(other)
-        return
-    _pass_items(catalog, items, links, bodies, conformance_)
+    if parts <= 1:
+        _pass_items(catalog, items, links, bodies, conformance_)
+        return then.run() if then is not None else []
+    chunks = _cut(len(items), parts, then.weight if then is not None else 0)
+    waits = []
+    for n, (a, b) in enumerate(chunks[1:], 1):  # the last child takes `then` as well
+        last = then if n == len(chunks) - 1 else None
+        waits.append((_fork_pass(catalog, items[a:b], last), items[a:b], last))
+    try:
+        _pass_items(catalog, items[: chunks[0][1]], links, bodies, conformance_)
+    finally:  # each child is waited for, whatever happened here
+        theirs = [(wait() if wait is not None else None, chunk, last) for wait, chunk, last in waits]
+    extra: list[Diagnostic] = []
+    for answer, chunk, last in theirs:
+        if answer is None:  # that child could not start or failed: its part is done here
+            _pass_items(catalog, chunk, links, bodies, conformance_)
+            if last is not None:
+                extra = last.run()
+        else:
+            for mine, other in zip((links, bodies, conformance_), answer[:3], strict=True):
+                mine.absorb(other)
+            if last is not None:
+                extra = answer[3] or []
+    return extra
+
+
+def _cut(items: int, parts: int, weight: int) -> list[tuple[int, int]]:
+    """[start, end) of each part's items: equal loads, counting this process's work after the pass (the first part's)
+    and `weight` (the last part's)."""
+    rest = int(items * REST_PER_ITEM)
+    share = (items + weight + rest) / parts
+    first = max(0, min(items, round(share - rest)))
+    bounds = [0, first]
+    for n in range(1, parts):
+        load = share - (weight if n == parts - 1 else 0)
+        bounds.append(items if n == parts - 1 else max(bounds[-1], min(items, round(bounds[-1] + load))))
+    # the first part is this process's and the last carries `weight`: both kept even when they have no items
+    return [(bounds[i], bounds[i + 1]) for i in range(parts) if bounds[i] < bounds[i + 1] or i in (0, parts - 1)]
 
 
 def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Lens, conformance_: _Lens) -> None:
@@ -155,9 +189,13 @@ def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Len
             conformance_.run(s.skill_dir, conformance.check, s.skill_dir, None, read)
 
 
-def _fork_pass(catalog: Catalog, items: list[_Item]) -> Callable[[], tuple[_Lens, _Lens, _Lens] | None] | None:
-    """Start `_pass_items` on `items` in a forked child. Returns the call that waits for its three lenses (None if the
-    child failed: the caller then does the work itself), or None when no child could be started."""
+_Answer = tuple[_Lens, _Lens, _Lens, list[Diagnostic] | None]
+
+
+def _fork_pass(catalog: Catalog, items: list[_Item], then: Then | None = None) -> Callable[[], _Answer | None] | None:
+    """Start `_pass_items` on `items` (and `then`) in a forked child. Returns the call that waits for its three lenses
+    and the findings of `then` (None if the child failed: the caller then does the work itself), or None when no
+    child could be started."""
     import gc
     import pickle
 
@@ -180,25 +218,26 @@ def _fork_pass(catalog: Catalog, items: list[_Item]) -> Callable[[], tuple[_Lens
             lenses = (_Lens("the link check"), _Lens("the invisible-character check"),
                       _Lens("the Agent Skills conformance check"))
             _pass_items(catalog, items, *lenses)
+            answer = (*lenses, then.run() if then is not None else None)
             with os.fdopen(w, "wb") as out:
-                pickle.dump(lenses, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)
     os.close(w)
     gc.unfreeze()
 
-    def wait() -> tuple[_Lens, _Lens, _Lens] | None:
+    def wait() -> _Answer | None:
         try:
             with os.fdopen(r, "rb") as inp:
                 data = inp.read()
             _, status = os.waitpid(pid, 0)
             if status != 0 or not data:
                 return None
-            lenses = pickle.loads(data)
+            answer = pickle.loads(data)
         except (OSError, EOFError, pickle.UnpicklingError, ValueError):
             return None
-        return lenses if isinstance(lenses, tuple) and len(lenses) == 3 else None
+        return answer if isinstance(answer, tuple) and len(answer) == 4 else None
 
     return wait
 
@@ -218,6 +257,26 @@ class _ReadOnce:
 
 def _check_plugin(root: str, guide: str | None, parsed: dict[str, Frontmatter]) -> list[Diagnostic]:
     return delivery.check_plugin(root, capability_guide=guide, known=parsed)
+
+
+def _plugin_checks(catalog: Catalog, guide: str | None, checked: dict[str, None]) -> Then:
+    """The plugin consistency check of each plugin folder not yet `checked` (one check per folder, not per record).
+    It reads plugin files as Claude Code does: the catalog has already parsed them."""
+    parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
+    roots = []
+    for p in catalog.plugins:
+        if p.root and p.kind != "builtin" and p.root not in checked:
+            checked[p.root] = None
+            roots.append(p.root)
+
+    def run() -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        for root in roots:
+            _guard(out, "the plugin consistency check", root, _check_plugin, root, guide, parsed)
+        return out
+
+    inside = tuple(os.path.join(root, "") for root in roots)
+    return Then(run, sum(1 for s in catalog.skills if s.path and s.path.startswith(inside)) if roots else 0)
 
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
@@ -258,25 +317,22 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         by_runtime[runtime] = catalog
         for d in catalog.diagnostics:
             d.runtime = d.runtime or runtime
+            # the runtime's own finding, whatever its code says (Claude Code's plugin-* codes are not the plugin check)
+            d.lenses = d.lenses[:1] or (LENS_NAMES.get(runtime, runtime),)
         found.extend(catalog.diagnostics)
+        rt = get(runtime)
+        plugins = _plugin_checks(catalog, guide, plugin_roots) if rt.toggles_plugins else None
         links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
-        skill_pass(catalog, conformed, links, bodies, conformance_, workers)
+        plugin_found = skill_pass(catalog, conformed, links, bodies, conformance_, workers, plugins)
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
         found += bodies.results()
-        rt = get(runtime)
         explain = getattr(rt, "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
         if rt.listing_budget:
             _guard(found, "the budget check", None, budget_findings, catalog, o)
-        if rt.toggles_plugins:
-            # the plugin check reads plugin files as Claude Code does: the catalog has already parsed them
-            parsed = {s.path: s.frontmatter for s in catalog.skills if s.path and s.frontmatter is not None}
-            for p in catalog.plugins:
-                if p.root and p.kind != "builtin" and p.root not in plugin_roots:  # one check per folder, not per record
-                    plugin_roots[p.root] = None
-                    _guard(found, "the plugin consistency check", p.root, _check_plugin, p.root, guide, parsed)
+        found += plugin_found
     found += conformance_.results()
     if catalogs:
         project = catalogs[0].facts.git_root or opts.cwd
@@ -290,22 +346,58 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
 
 
 # Codes that state the same fact about a file, whichever check found it: the doctor reports each cause once, keeps
-# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact).
+# the most severe wording, and lists on it the lenses that agree (issue #13: one finding per fact). A cause is a fact
+# every lens sees in the file itself; what a runtime then does with it differs, which is why each has its own code.
+# Two facts where one follows from the other (no description because the YAML does not parse) stay two findings:
+# each says something the other does not. Runtime resolution (which copy wins) is per runtime: lenses may disagree.
 CAUSES: dict[str, str] = {
-    **dict.fromkeys(("claude-frontmatter-invalid", "spec-yaml-invalid", "plugin-frontmatter-invalid",
-                     "codex-yaml-invalid", "spec-frontmatter-not-mapping"), "frontmatter-invalid"),
+    # the frontmatter cannot be read as YAML (or its fields not as text): each runtime refuses, retries or falls back
+    **dict.fromkeys(("claude-frontmatter-invalid", "claude-frontmatter-retried", "spec-yaml-invalid",
+                     "plugin-frontmatter-invalid", "codex-yaml-invalid", "spec-frontmatter-not-mapping",
+                     "omp-frontmatter-fallback", "gemini-yaml-fallback"), "frontmatter-invalid"),
     **dict.fromkeys(("spec-no-frontmatter", "codex-frontmatter-missing"), "frontmatter-missing"),
     **dict.fromkeys(("claude-plugin-item-unlisted", "plugin-description-missing", "spec-description-missing",
                      "codex-description-missing", "claude-description-missing", "claude-plugin-command-unlisted",
-                     "plugin-command-description-missing"), "description-missing"),
-    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch"), "name-not-folder"),
+                     "plugin-command-description-missing", "omp-description-missing"), "description-missing"),
+    **dict.fromkeys(("spec-name-dir-mismatch", "plugin-skill-dir-name-mismatch", "claude-display-name-unused"),
+                    "name-not-folder"),
     **dict.fromkeys(("spec-name-too-long", "codex-name-too-long"), "name-too-long"),
+    **dict.fromkeys(("spec-description-too-long", "codex-description-long", "claude-description-capped"),
+                    "description-too-long"),
+    # a SKILL.md below the depth a runtime scans: every runtime that says so agrees it is not found
+    **dict.fromkeys(("claude-nested-skill-ignored", "omp-nested-ignored", "gemini-too-deep", "codex-too-deep"),
+                    "too-deep"),
+    # Gemini CLI's own conflict line and the check that explains it (checks/gemini.py): one conflict
+    **dict.fromkeys(("gemini-overridden", "gemini-loaded-twice", "gemini-alias-shadows", "gemini-order-race"),
+                    "name-conflict"),
+    "spec-name-missing": "name-missing",
+    "plugin-manifest-name-invalid": "manifest-name-invalid",
+}
+# Codes whose one code covers several causes: the cause is told by words the finding's own message always has.
+CAUSE_BY_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    # checks/gemini.py ends the message with the discovery's problem code
+    "gemini-invalid-frontmatter": (("[gemini-frontmatter-missing]", "frontmatter-missing"),
+                                   ("[gemini-description-missing]", "description-missing"),
+                                   ("[gemini-name-missing]", "name-missing")),
+    # runtimes/claude/plugins.py: Claude Code's own words name the field it rejected first
+    "plugin-manifest-invalid": (("plugin.json: name: ", "manifest-name-invalid"),),
 }
 LENS_NAMES = {"claude": "Claude Code", "codex": "Codex", "omp": "oh-my-pi", "gemini": "Gemini CLI",
               "spec": "Agent Skills spec", "plugin": "plugin consistency", "skill": "links", "agy": "AGY delivery"}
 
 
+def cause_of(d: Diagnostic) -> str | None:
+    """The fact a finding states, shared by every code that states it (None: a fact of its own code)."""
+    for words, cause in CAUSE_BY_WORDS.get(d.code, ()):
+        if words in d.message:
+            return cause
+    return CAUSES.get(d.code)
+
+
 def lens_of(d: Diagnostic) -> str:
+    """Who found it: the runtime a catalog finding came from (`run` names it), else the check its code names."""
+    if d.lenses:
+        return d.lenses[0]
     prefix = d.code.split("-", 1)[0]
     return LENS_NAMES.get(prefix, LENS_NAMES.get(d.runtime or "", prefix))
 
@@ -320,7 +412,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
-        cause = CAUSES.get(d.code)
+        cause = cause_of(d)
         if cause is None or d.path is None:
             out.append(d)
             continue

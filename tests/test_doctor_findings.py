@@ -173,13 +173,15 @@ def test_yaml_errors_read_as_one_line_for_people_and_stay_exact_in_json(tmp_path
 
     skill = tmp_path / "home" / ".claude" / "skills" / "colon"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: colon\ndescription: Deploy checklist: build, tag\n---\nBody\n")
+    # a flow list: YAML to Claude Code, refused by the spec's strict YAML only (so its finding stands alone)
+    (skill / "SKILL.md").write_text("---\nname: colon\ndescription: Deploy checklist\nallowed-tools: [Read, Grep]\n---\n"
+                                    "Body\n")
     (tmp_path / "proj").mkdir()
     args = ["--home", str(tmp_path / "home"), "--cwd", str(tmp_path / "proj"), "--no-cache", "doctor"]
     cli.main(args)
     human = capsys.readouterr().out
-    assert "mapping values are not allowed here (line 3, column 30)" in human
+    assert "While scanning (line 4, column 16); Found ugly disallowed JSONesque flow mapping" in human
     assert "<unicode string>" not in human and "^ (line" not in human
     cli.main([*args, "--json"])
     exact = [d["message"] for d in json.loads(capsys.readouterr().out)["diagnostics"] if d["code"] == "spec-yaml-invalid"]
-    assert exact and '\n  in "<unicode string>", line 3, column 30:\n' in exact[0]
+    assert exact and '\n  in "<unicode string>", line 4, column 16:\n' in exact[0]

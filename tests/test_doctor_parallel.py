@@ -3,6 +3,7 @@ must be exactly those of one process, in the same order, and a child that fails 
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -30,8 +31,33 @@ def _home(tmp_path, skills: int) -> Options:
         (root / name).mkdir(parents=True)
         (root / name / "SKILL.md").write_text(BODIES[i % len(BODIES)].format(n=name, i=i))
     (tmp_path / "proj").mkdir()
+    _plugins(tmp_path / "home")
     return Options(cwd=str(tmp_path / "proj"), home=str(tmp_path / "home"), managed_dir=str(tmp_path / "managed"),
                    env={"HOME": str(tmp_path / "home")})
+
+
+def _plugins(home, count: int = 3) -> None:
+    """Installed, enabled plugins whose checks have findings (bad YAML, no description, a missing manifest path):
+    the plugin checks run in the last forked child when the pass is cut in parts."""
+    records, enabled = {}, {}
+    for n in range(count):
+        root = home / f".claude/plugins/cache/mkt/p{n}/1.0.0"
+        (root / ".claude-plugin").mkdir(parents=True)
+        (root / ".claude-plugin/plugin.json").write_text(json.dumps({"name": f"p{n}", "skills": "./missing"}))
+        for i, text in enumerate(("---\nname: a\ndescription: Do: this: now\n  - x\n---\nBody [r](r.md).\n",
+                                  "---\nname: b\n---\nNo description.\n", "---\nname: c\ndescription: Fine.\n---\n")):
+            (root / f"skills/s{i}").mkdir(parents=True)
+            (root / f"skills/s{i}/SKILL.md").write_text(text)
+        records[f"p{n}@mkt"] = [{"scope": "user", "installPath": str(root), "version": "1.0.0"}]
+        enabled[f"p{n}@mkt"] = True
+    market = home / ".claude/plugins/marketplaces/mkt"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / ".claude-plugin/marketplace.json").write_text(json.dumps({"name": "mkt", "owner": {"name": "o"}, "plugins": [
+        {"name": pid.split("@")[0], "source": {"source": "github", "repo": f"o/{pid}"}} for pid in records]}))
+    (home / ".claude/plugins/installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": records}))
+    (home / ".claude/plugins/known_marketplaces.json").write_text(json.dumps({"mkt": {
+        "source": {"source": "github", "repo": "o/mkt"}, "installLocation": str(market)}}))
+    (home / ".claude/settings.json").write_text(json.dumps({"enabledPlugins": enabled}))
 
 
 def _json(found):
@@ -50,6 +76,7 @@ def test_parallel_findings_equal_one_process(tmp_path, small_parts):
     for code in ("skill-link-broken", "skill-link-escapes", "spec-yaml-invalid", "spec-name-dir-mismatch",
                  "invisible-characters", "spec-no-frontmatter"):  # every lens of the pass has findings to merge
         assert codes.get(code, 0) >= 6, code
+    assert codes.get("plugin-path-missing", 0) == 3  # and the plugin checks, which the last child runs
     for workers in (2, 3, 8):
         assert _json(doctor.run(opts, ("claude",), workers=workers)) == _json(one)
 
@@ -63,9 +90,9 @@ def test_every_runtime_in_parallel(tmp_path, small_parts):
 def test_a_failed_child_leaves_its_part_to_the_parent(tmp_path, small_parts, monkeypatch):
     opts = _home(tmp_path, 24)
     one = _json(doctor.run(opts, ("claude",)))
-    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items: None)  # no child could start
+    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items, then=None: None)  # no child could start
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
-    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items: lambda: None)  # the child died
+    monkeypatch.setattr(doctor, "_fork_pass", lambda catalog, items, then=None: lambda: None)  # the child died
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
 
 
@@ -83,6 +110,24 @@ def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypa
     failed = [d for d in one if d["code"] == "doctor-check-failed"]
     assert len(failed) == 1 and "other skills" in failed[0]["message"]
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+
+
+def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatch):
+    """With the pass cut in parts, the plugin checks run once, in the last child (not in this process)."""
+    opts = _home(tmp_path, 41)
+    calls: list[int] = []
+    real = doctor._check_plugin
+
+    def counted(*args):
+        calls.append(os.getpid())
+        return real(*args)
+
+    monkeypatch.setattr(doctor, "_check_plugin", counted)
+    one = _json(doctor.run(opts, ("claude",)))
+    assert calls == [os.getpid()] * 3
+    calls.clear()
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+    assert calls == []  # the child's calls were in the child
 
 
 def test_children_are_reaped(tmp_path, small_parts):
