@@ -5,8 +5,8 @@ focus change and every screen switch, even when the keys shown stay the same. Th
 screen switch, so this footer first compares what it would show with what it shows.
 
 Each new FooterKey also started compact (its own default) and was then bound to the footer's `compact`, so each key
-was restyled twice as it mounted (two class changes); here a key starts with the footer's value, and the binding
-then changes nothing.
+was restyled twice as it mounted (two class changes); here a bound key starts with the footer's value, and the
+binding then changes nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ class StableFooter(Footer):
     def compose(self) -> ComposeResult:
         for widget in super().compose():
             if isinstance(widget, FooterKey):
-                widget.set_reactive(FooterKey.compact, self.compact)
-                widget.set_class(self.compact, "-compact", update=False)
+                # the palette key is not bound to the footer's compact: it keeps FooterKey's own default (compact)
+                compact = True if widget.has_class("-command-palette") else self.compact
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
             yield widget
 
     def _keys(self) -> tuple:
