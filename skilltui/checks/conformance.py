@@ -919,7 +919,8 @@ def _check_name(name: Any, dir_name: str | None) -> list[_Finding]:
                 "Replace `--` with a single hyphen.",
             )
         )
-    if not all(c.isalnum() or c == "-" for c in n):
+    letters = n.replace("-", "")
+    if letters and not letters.isalnum():  # str.isalnum is every character's isalnum(), as skills-ref asks
         suggestion = re.sub(r"-{2,}", "-", "".join(c if c.isalnum() else "-" for c in n.lower())).strip("-")
         out.append(
             _Finding(
@@ -1229,10 +1230,20 @@ def _list_names(folder: str | os.PathLike[str]) -> set[str] | None:
         return None
 
 
+def named_exactly(folder: str) -> bool:
+    """Whether `folder`/SKILL.md, which the caller has opened as a file, is an entry named exactly that: only a
+    folder that tells case apart says so, and there `skill.md` is absent (a folder that folds case finds a file by
+    that name too). Cheaper than listing the folder."""
+    return not os.path.lexists(os.path.join(folder, "skill.md"))
+
+
 def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
-          read: Callable[[str], tuple[str | None, str | None, bool]] = read_skill_md) -> list[Diagnostic]:
+          read: Callable[[str], tuple[str | None, str | None, bool]] = read_skill_md,
+          skill_md_named: bool = False) -> list[Diagnostic]:
     """The conformance lens for one skill folder (or its SKILL.md): warnings and infos citing skills-ref. `read` reads
-    the chosen SKILL.md as read_skill_md does (the doctor passes one that reuses its own read of the file)."""
+    the chosen SKILL.md as read_skill_md does (the doctor passes one that reuses its own read of the file).
+    `skill_md_named`: the caller has proved the folder holds an entry named exactly SKILL.md (see `named_exactly`),
+    so the folder is not listed to find out."""
 
     def diag(code: str, path: Path | str, message: str, line: int | None = None, fix: str | None = None) -> Diagnostic:
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
@@ -1248,7 +1259,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
         return [diag("spec-missing-skill-md", folder, message, fix="Point at a skill folder holding SKILL.md.")]
 
     out: list[Diagnostic] = []
-    names = _list_names(folder)
+    names = {"SKILL.md"} if skill_md_named else _list_names(folder)
     if names is not None:
         if "SKILL.md" in names:
             skill_md: str | None = os.path.join(folder, "SKILL.md")

@@ -84,6 +84,36 @@ def _real(path: str) -> str:
         return os.path.abspath(path)
 
 
+class _RealPaths:
+    """`_real` that remembers the folders it resolved: a path below one costs one lstat for its new part instead of
+    one for every part from the root (a plugin's skill files share all but their last two). The same answer as
+    os.path.realpath (non-strict): realpath(head/tail) is realpath(realpath(head)/tail) for a tail that is a name.
+    Lives as long as one check, so a link changed between two runs is seen."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        try:
+            return self._resolve(path)
+        except (OSError, ValueError):
+            return os.path.abspath(path)
+
+    def _resolve(self, path: str) -> str:
+        head, tail = os.path.split(path)
+        if not os.path.isabs(path) or tail in ("", ".", "..") or head == path or os.path.normpath(path) != path:
+            return os.path.realpath(path)  # relative, or not in normal form (`..` must see links first): the full walk
+        base = self.folders.get(head)
+        if base is None:
+            base = self.folders[head] = head if head == os.sep else self._resolve(head)
+        joined = os.path.join(base, tail)
+        try:
+            mode = os.lstat(joined).st_mode
+        except OSError:
+            return joined  # missing: kept as written, as realpath does
+        return os.path.realpath(joined) if stat.S_ISLNK(mode) else joined
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -191,6 +221,7 @@ class _Reader:
 
     roots: list[str]
     cap: int = CAP
+    real: Callable[[str], str] = os.path.realpath
 
     def check(self, path: str) -> str | None:
         """Why `read` would refuse this file before reading it, or None."""
@@ -198,7 +229,7 @@ class _Reader:
 
     def _check(self, path: str) -> tuple[str, str | None]:
         try:
-            real = os.path.realpath(path)
+            real = self.real(path)
             if not any(_inside(real, r) for r in self.roots):
                 return real, f"it links out of the checked tree (to {real}); not read"
             st = os.stat(real)
@@ -1011,8 +1042,9 @@ class _Plugin:
         self.known = known or {}
         self.out = _Out()
         self.root = os.path.abspath(plugin_root)
-        self.root_real = _real(self.root)
-        self.reader = _Reader([self.root_real])
+        self.real = _RealPaths()
+        self.root_real = self.real(self.root)
+        self.reader = _Reader([self.root_real], real=self.real)
         self.guide = None
         if capability_guide:
             self.guide = os.path.abspath(os.path.join(self.root, os.path.expanduser(capability_guide)))
@@ -1040,7 +1072,7 @@ class _Plugin:
                  fix="Make it a readable regular file inside the plugin folder.")
 
     def inside(self, path: str) -> bool:
-        return _inside(_real(path), self.root_real)
+        return _inside(self.real(path), self.root_real)
 
     # --------------------------------------------------------------------------------------------- manifest
     def load_manifest(self) -> None:
@@ -1144,9 +1176,9 @@ class _Plugin:
         self.paths = {key: self.component_paths(key) for key in COMPONENT_FIELDS}
         commands_dir = os.path.join(self.root, "commands")
         if "commands" in self.manifest and _isdir(commands_dir):
-            listed = {_real(p) for p in self.paths.get("commands", [])}
+            listed = {self.real(p) for p in self.paths.get("commands", [])}
             lost = [f for _, f in self._command_files(commands_dir)
-                    if _real(f) not in listed and not any(_inside(_real(f), d) for d in listed)]
+                    if self.real(f) not in listed and not any(_inside(self.real(f), d) for d in listed)]
             detail = (f"; {len(lost)} of its files ({', '.join(self.show(f) for f in lost[:3])}{', …' if len(lost) > 3 else ''}) "
                       "are not listed there and do not load") if lost else "; every file in it is listed there"
             self.add("warning", "plugin-commands-folder-ignored", self.manifest_path,
@@ -1181,7 +1213,7 @@ class _Plugin:
         seen: set[str] = set()
         for d in dirs:
             if not self.inside(d):
-                self.unreadable(d, f"it links out of the plugin folder (to {_real(d)})")
+                self.unreadable(d, f"it links out of the plugin folder (to {self.real(d)})")
                 continue
             direct = os.path.join(d, "SKILL.md")
             if _lexists(direct):
@@ -1201,7 +1233,7 @@ class _Plugin:
                     self._add_skill(path, entry.name, seen)
 
     def _add_skill(self, path: str, folder: str | None, seen: set[str]) -> None:
-        real = _real(path)
+        real = self.real(path)
         if real in seen:
             return
         seen.add(real)
@@ -1243,7 +1275,7 @@ class _Plugin:
             if name in self.commands:
                 continue
             if not self.inside(path):
-                self.unreadable(path, f"it links out of the plugin folder (to {_real(path)})")
+                self.unreadable(path, f"it links out of the plugin folder (to {self.real(path)})")
                 continue
             parsed, err = self._parse(path)
             if parsed is None:
@@ -1259,7 +1291,7 @@ class _Plugin:
         seen: set[str] = set()
         while stack and len(out) < MAX_FILES:
             folder, prefix = stack.pop()
-            real = _real(folder)
+            real = self.real(folder)
             if real in seen or not _inside(real, self.root_real) or len(prefix) > MAX_DEPTH:
                 continue
             seen.add(real)
@@ -1380,7 +1412,7 @@ class _Plugin:
         if _lexists(default):
             files.append(default)
         for p in self.paths.get("mcpServers", []):
-            if _real(p) not in {_real(f) for f in files} and p.endswith(".json"):
+            if self.real(p) not in {self.real(f) for f in files} and p.endswith(".json"):
                 files.append(p)
             elif not p.endswith(".json"):
                 declared = True  # .mcpb / .dxt bundle: servers not readable offline
@@ -1476,7 +1508,7 @@ class _Plugin:
                      fix=f"Set the environment variable {GUIDE_ENV} to the file that defines the tokens, then run "
                          "the doctor again.")
         else:
-            text, err = _Reader([_real(self.guide)]).text(self.guide)
+            text, err = _Reader([self.real(self.guide)]).text(self.guide)
             if text is None:
                 self.add("info", "plugin-capability-guide-missing", self.guide,
                          f"the capability guide {self.guide} could not be read ({err}); tokens were not checked",
@@ -1518,7 +1550,7 @@ class _Plugin:
         if _lexists(default):
             files.append(default)
         for p in self.paths.get("hooks", []):
-            if _real(p) not in {_real(f) for f in files}:
+            if self.real(p) not in {self.real(f) for f in files}:
                 files.append(p)
         for path in files:
             text, err = self.reader.text(path)

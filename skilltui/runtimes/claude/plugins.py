@@ -531,7 +531,7 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
             enabled = next((v for v in values if isinstance(v, bool)), None) is True
         notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
         errors = list(p.errors)
-        user_config = "userConfig" in p.manifest and (list_loaded(p) or _list_reads_disabled(p, settings))
+        user_config = "userConfig" in p.manifest and (list_loaded(p) or _list_reads_unloaded(p, settings))
         if p.kind == "skills-dir":
             rows.append(ListRow(p.id, p.version, p.scope, enabled, p.install_path, notes=notes, errors=errors,
                                 has_user_config=user_config))
@@ -631,14 +631,18 @@ def list_loaded(plugin: Plugin) -> bool:
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
-def _list_reads_disabled(plugin: Plugin, settings: Settings) -> bool:
-    """`claude plugin list` also reads the manifest of a plugin that some settings file turns off with a false (its
-    hasUserConfig shows; not its load notes), when nothing else stops it; one no settings name is not read (observed:
-    disabled-plugin-read, seed 6 tree 5)."""
+def _list_reads_unloaded(plugin: Plugin, settings: Settings) -> bool:
+    """`claude plugin list` also reads the manifest of a plugin that does not load (its hasUserConfig shows; not its
+    load notes) when some settings file turns it off with a false, or when its entry is a version list it notes,
+    and nothing else stops it; one that other values name (a user version list, a string, null, a number, {}) or
+    no settings name is not read (observed: disabled-plugin-read, seed 6 tree 5; list-reads-named-plugin, seed 7
+    tree 19)."""
     if plugin.kind != "marketplace" or plugin.fixed_block is not None:
         return False
     if plugin.read_from_folder is None and not _CACHE_NAME.match(plugin.name):
         return False
+    if any(n.startswith(_VERSION_LIST_NOTE) for n in plugin.notes):
+        return True
     return any(settings.decide(plugin.id, (scope,)).value is False for scope in ("local", "project", "user", "managed"))
 
 
