@@ -88,6 +88,10 @@ def _patient_pilot():
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the selected tests' background commands (tests/background.py) now, beside the rest of the run."""
+    if hasattr(session.config, "workerinput"):
+        # a pytest-xdist worker: every worker collects every test and none knows which it will run, so an early start
+        # here would run the command once per worker; the owning test starts it, and the other worker uses the core
+        return
     for item in session.items:
         marker = item.get_closest_marker("background")
         if marker is not None:

@@ -18,3 +18,13 @@ pytestmark = pytest.mark.slow
 def test_screen(snap_compare, scene, tmp_path):
     app = tour.make_app(str(tmp_path / "demo"))
     assert snap_compare(app, terminal_size=scene.size, run_before=lambda pilot: tour.play(pilot, scene.keys))
+
+
+def test_every_saved_snapshot_belongs_to_a_scene():
+    """syrupy fails a run that leaves a saved snapshot unused, but not under pytest-xdist (the README's command runs
+    `-n auto`; its workers do not merge their reports): a picture of a scene that no longer exists is caught here."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "__snapshots__" / "test_tui_snapshots"
+    saved = {p.name for p in folder.iterdir()}
+    assert saved == {f"test_screen[{scene.name}].svg" for scene in tour.SCENES}
