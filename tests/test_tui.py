@@ -1057,3 +1057,43 @@ async def test_quitting_during_the_markdown_warm_up_is_quiet(demo):
             app.exit(0)
             await asyncio.wait_for(warm, 60)  # finishes, or gives up quietly, never raises
         assert app.return_code == 0, ticks
+
+
+@aio
+async def test_preview_with_no_skill_selected_has_no_body_to_wait_for(demo):
+    """The switch to Preview waits (briefly) for the body's first piece; with no skill selected there is none, so
+    the wait ends at once instead of running out its time (it did, on every such visit)."""
+    async with running(demo) as (app, pilot):
+        await until(lambda: mode_screen(app, "preview") is not None)
+        screen = mode_screen(app, "preview")
+        assert app.selected is None and app.state is not None
+        waiting = screen.first_piece()
+        with pytest.raises(StopIteration):
+            waiting.send(None)  # finished without suspending
+        app.select(app.state.catalog.skills[0])
+        waiting = screen.first_piece()
+        try:  # with a skill selected it waits for its body (read off the UI thread)
+            await asyncio.wait_for(waiting, 60)
+        finally:
+            waiting.close()
+        assert screen.doc is not None or screen.skill is app.selected
+
+
+@aio
+async def test_a_screen_prepared_in_idle_time_is_drawn_before_its_first_visit(demo):
+    """The app builds the other screens while idle (`_prepare_modes`) and draws them from the current state too, so
+    a first visit only shows the screen: Budget's listing, table and prompt are there before it is shown."""
+    async with running(demo) as (app, pilot):
+        def drawn() -> bool:
+            screen = mode_screen(app, "budget")
+            return screen is not None and getattr(screen, "result", None) is not None
+
+        await until(drawn)
+        screen = mode_screen(app, "budget")
+        assert app.current_mode == "skills"
+        assert screen.query_one("#entries").row_count == len(screen.result.entries) > 0
+        assert "<system-reminder>" in screen.query_one("#prompt").text
+        await pilot.press("3")
+        await settle(app, pilot)
+        fit = str(screen.query_one("#budget-fit").render())
+        assert app.screen is screen and ("Over budget:" in fit or "Everything fits:" in fit)

@@ -198,3 +198,99 @@ def test_tall_text_area_keeps_a_height_that_follows_text_and_width():
             assert any("two" in line for line in private.render_lines(app.screen))
 
     _run(go())
+
+
+class _WakingApp(private.BatchWakingApp):
+    MODES = {"main": _Main, "other": _Other}
+    DEFAULT_MODE = "main"
+
+
+def _pending(screen: Screen) -> bool:
+    """The screen has a layout or repaint waiting for its update timer."""
+    return bool(screen._layout_required or screen._repaint_required or screen._dirty_widgets)
+
+
+async def _switch_inside_a_longer_batch(app: App, pilot) -> Screen:
+    """switch_mode opens a 0.05 s batch; a second batch (as a Footer's recompose opens) outlives it and closes last."""
+    await pilot.pause()
+    with app.batch_update():
+        app.switch_mode("other")
+        await asyncio.sleep(0.3)  # the switch's own batch closes meanwhile; the screen's idle found a batch open
+    return app.screen
+
+
+def test_batch_waking_app_draws_a_screen_when_the_last_batch_closes():
+    async def go():
+        app = _WakingApp()
+        async with app.run_test(size=(40, 10)) as pilot:
+            screen = await _switch_inside_a_longer_batch(app, pilot)
+            for _ in range(1000):  # no event arrives meanwhile: only the prompt at the batch's end draws it
+                if not _pending(screen):
+                    break
+                await asyncio.sleep(0.01)
+            assert not _pending(screen)
+            assert "other screen text" in "\n".join(private.render_lines(screen))
+
+        # Textual alone leaves that repaint pending until some unrelated event (this is why the class exists)
+        plain = _App()
+        async with plain.run_test(size=(40, 10)) as pilot:
+            screen = await _switch_inside_a_longer_batch(plain, pilot)
+            await asyncio.sleep(0.5)
+            assert _pending(screen)
+
+    _run(go())
+
+
+def test_footer_keys_start_with_the_footers_compact_and_are_not_restyled_for_it(monkeypatch):
+    from textual.binding import Binding
+
+    from skilltui.tui.widgets.footer import StableFooter
+
+    restyled: list[object] = []
+    original = private.FooterKey.update_node_styles
+
+    def counting(self, *args, **kwargs):
+        restyled.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(private.FooterKey, "update_node_styles", counting)
+
+    class _Keys(Screen):
+        BINDINGS = [Binding("a", "bell", "Alpha"), Binding("b", "app.quit", "Beta")]
+
+        def compose(self) -> ComposeResult:
+            yield StableFooter()
+
+    class _KeysApp(App):
+        def on_mount(self) -> None:
+            self.push_screen(_Keys())
+
+    async def go():
+        for width, compact in ((120, False), (80, True)):  # StableFooter is compact below 110 columns
+            app = _KeysApp()
+            async with app.run_test(size=(width, 10)) as pilot:
+                footer = None
+                for _ in range(500):
+                    await pilot.pause()
+                    footer = app.screen.query_one(StableFooter)
+                    keys = list(footer.query(private.FooterKey))
+                    if footer.compact == compact and keys:
+                        break
+                    await asyncio.sleep(0.01)
+                restyled.clear()
+                before = set(footer.query(private.FooterKey))
+                footer.refresh(recompose=True)  # new keys, as on a screen switch
+                for _ in range(500):
+                    await pilot.pause()
+                    keys = list(footer.query(private.FooterKey))
+                    if keys and not before & set(keys):
+                        break
+                    await asyncio.sleep(0.01)
+                bound = [k for k in keys if not k.has_class("-command-palette")]
+                assert len(bound) >= 2
+                assert all(k.compact == compact and k.has_class("-compact") == compact for k in bound)
+                # the palette key is not bound to the footer's compact: it keeps Textual's compact look
+                assert all(k.compact and k.has_class("-compact") for k in keys if k not in bound)
+                assert not [k for k in restyled if k in keys]  # no class change after the key was composed
+
+    _run(go())

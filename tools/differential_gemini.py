@@ -175,8 +175,8 @@ def ours(tree: Path, trust: str) -> dict:
     def ph(p: str) -> str:
         return "$TREE" + p[len(t):] if p.startswith(t) else p
 
-    if catalog.facts.fatal:
-        return {"fatal": catalog.facts.fatal}
+    if catalog.facts.refused:
+        return {"fatal": catalog.facts.refused}
     on = catalog.settings.skills_enabled()[0]  # skills.enabled false: Gemini discovers nothing at all
     kept = sorted((s.name, ph_line(s.description or "", t), ph(s.path), s.status == LISTED) for s in catalog.skills
                   if on and s.status in (LISTED, DISABLED))

@@ -66,7 +66,7 @@ FIRST_FRAME_WAIT_SECONDS = 1.0  # discovery waits for the first frame at most th
 _GO = Binding.Group("Screens", compact=True)
 
 
-class SkilltuiApp(App[int]):
+class SkilltuiApp(private.BatchWakingApp[int]):
     """Which skills your coding agent sees, from where, and why."""
 
     TITLE = "skilltui"
@@ -194,6 +194,9 @@ class SkilltuiApp(App[int]):
         if self._exiting():
             return
         if screen is not self.screen:
+            draw_ahead = getattr(screen, "draw_ahead", None)
+            if callable(draw_ahead):
+                draw_ahead()  # its data too, so the frame below caches the lines a first visit shows
             private.draw_offscreen(screen, self.size)
         self.set_timer(0.05, self._prepare_modes)
 

@@ -71,6 +71,12 @@ class BaseScreen(Screen):
         if self._stale and self._ready and self.is_current:
             self._redraw()
 
+    def draw_ahead(self) -> None:
+        """Draw from the current state while not shown, when the app prepares this screen in idle time: the first
+        visit then only shows it (for the Budget screen that moves ~0.1-0.3 s of work off the visit)."""
+        if self._stale and self._ready and self.app.state is not None:
+            self._redraw()
+
     def _redraw(self) -> None:
         self._stale = False
         try:

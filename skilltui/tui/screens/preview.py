@@ -117,6 +117,8 @@ class PreviewScreen(BaseScreen):
 
     async def first_piece(self) -> None:
         """Wait until the body is read and its first piece is on this screen (the caller bounds the wait)."""
+        if self.app.state is None or self.app.selected is None:
+            return  # no body to wait for: the screen shows its hint at once
         await self._body_ready.wait()
         if self.doc is not None:
             await self.doc.first_piece.wait()

@@ -3,17 +3,33 @@
 Textual's Footer recomposes (a dozen new widgets, each styled) whenever the screen's bindings are updated: on every
 focus change and every screen switch, even when the keys shown stay the same. That cost about 0.1 s a time on a
 screen switch, so this footer first compares what it would show with what it shows.
+
+Each new FooterKey also started compact (its own default) and was then bound to the footer's `compact`, so each key
+was restyled twice as it mounted (two class changes); here a bound key starts with the footer's value, and the
+binding then changes nothing.
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.widgets import Footer
+
+from skilltui.tui.textual_private import FooterKey
 
 
 class StableFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._shown: tuple | None = None
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                # the palette key is not bound to the footer's compact: it keeps FooterKey's own default (compact)
+                compact = True if widget.has_class("-command-palette") else self.compact
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
+            yield widget
 
     def _keys(self) -> tuple:
         return tuple((b.key, b.description, b.key_display, b.show, b.group, enabled, tooltip)
