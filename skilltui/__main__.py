@@ -1,3 +1,3 @@
-from skilltui.cli import main
+from skilltui.cli import run
 
-raise SystemExit(main())
+run()

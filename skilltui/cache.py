@@ -109,6 +109,33 @@ def _unchanged(paths: list[str], kinds: str, sigs: list[int]) -> bool:
     return at == len(sigs)
 
 
+PARALLEL_MIN_PATHS = 2000  # below this many paths, a fork costs more than half the stat calls
+
+
+def _unchanged_in_two(paths: list[str], kinds: str, sigs: list[int]) -> bool:
+    """`_unchanged`, the second half of the paths checked by a forked child meanwhile (parallel.in_two: only where
+    that is safe; one process otherwise). A warm run is mostly these stat calls."""
+    n = len(paths)
+    if n < PARALLEL_MIN_PATHS or len(kinds) != n:
+        return _unchanged(paths, kinds, sigs)
+    from skilltui import parallel
+
+    cut = n // 2
+    at = 6 * (cut - sum(kinds.count(letter, 0, cut) for letter in "SLD"))  # the first half's signature numbers
+    halves = [(0, cut, 0, at), (cut, n, at, len(sigs))]
+
+    def check(half: tuple[int, int, int, int]) -> bool:
+        a, b, c, d = half
+        return _unchanged(paths[a:b], kinds[a:b], sigs[c:d])
+
+    first: list[bool] = []
+    got = parallel.in_two(halves, lambda mine: first.append(check(mine[0])), check)
+    if not first:  # no child was made: all here
+        return _unchanged(paths, kinds, sigs)
+    second = got[0] if got is not None and isinstance(got[0], bool) else check(halves[1])  # a failed child: here
+    return first[0] and second
+
+
 class RecordingEnv(dict[str, str]):
     """The environment, noting every variable looked up (present or not)."""
 
@@ -163,6 +190,8 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     rec = Recording(env=RecordingEnv(env) if env is not None else None)
     paths, note = rec.paths, rec.note
     owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
+    outer = _active.get(owner)
+    _active[owner] = paths
     saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
     saved_open = builtins.open
 
@@ -241,6 +270,20 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
         for name, real in saved.items():
             setattr(os, name, real)
         builtins.open = io.open = saved_open
+        if outer is None:
+            _active.pop(owner, None)
+        else:
+            _active[owner] = outer
+
+
+# The observations of the recording under way in each thread: a forked child doing part of a discovery sends back
+# what it added to its copy (parallel.from_both_ends), so that the stored answer knows those paths too.
+_active: dict[int, dict[tuple[str, str], Signature]] = {}
+
+
+def observing() -> dict[tuple[str, str], Signature] | None:
+    """The observations this thread's recording is taking, or None when it records nothing."""
+    return _active.get(threading.get_ident())
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
@@ -298,7 +341,7 @@ class Store:
             paths, kinds, sigs, digests = entry["paths"], entry["kinds"], entry["sigs"], entry["digests"]
             if len(kinds) != len(paths):
                 return None
-            if not _unchanged(paths, kinds, sigs):
+            if not _unchanged_in_two(paths, kinds, sigs):
                 return None
             for index, digest in digests.items():
                 path = paths[int(index)]

@@ -356,6 +356,8 @@ def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> l
 def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: bool) -> list[bytes]:
     """json.dumps(data with each skill's to_json, compact) + "\n", in UTF-8 pieces: the keys before "skills", the
     skills a batch at a time, then the keys after. Raises UnicodeEncodeError on a lone surrogate."""
+    from skilltui.model import skill_json_text
+
     enc = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"))
     keys = list(data)
     at = keys.index("skills")
@@ -364,7 +366,7 @@ def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: 
     for i in range(0, len(skills), SKILLS_PER_BATCH):
         if i:
             out.append(b",")
-        out.append(enc.encode([s.to_json() for s in skills[i : i + SKILLS_PER_BATCH]])[1:-1].encode("utf-8"))
+        out.append(",".join([skill_json_text(s, enc) for s in skills[i : i + SKILLS_PER_BATCH]]).encode("utf-8"))
     tail = {k: data[k] for k in keys[at + 1 :]}
     out.append(("]" + ("," + enc.encode(tail)[1:] if tail else "}") + "\n").encode("utf-8"))
     return out
@@ -644,6 +646,28 @@ COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins
             "skill": cmd_skill, "budget": cmd_budget, "touch": cmd_touch, "doctor": cmd_doctor}
 
 
+_TUI_STARTED = False  # set when main() runs the TUI: its threads and terminal get the interpreter's usual exit
+
+
+def run() -> NoReturn:
+    """The program (`skilltui`, `python -m skilltui`): main(), then, after a command, leave without the interpreter's
+    teardown. Freeing a big catalog's objects one by one at exit took longer than a cold `list --json` spends on
+    its answer; the process ends anyway. The exit handlers still run (the demo removes its folder), and stdout
+    and stderr are flushed."""
+    code = main()
+    if _TUI_STARTED:
+        raise SystemExit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a non-UTF-8 file name must not end the program
         if hasattr(stream, "reconfigure"):
@@ -676,6 +700,9 @@ def main(argv: list[str] | None = None) -> int:
         opts = options_from(args)
         if args.command is None:
             from skilltui.tui.app import run_app
+
+            global _TUI_STARTED
+            _TUI_STARTED = True
 
             return run_app(opts, cache=not (args.no_cache or args.demo or getattr(args, "demo_reset", False)))
         return COMMANDS[args.command](args, opts)

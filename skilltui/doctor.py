@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from skilltui import budget, refs
 from skilltui.checks import conformance, delivery, invisible
-from skilltui.frontmatter import FileFrontmatter
+from skilltui.frontmatter import FileFrontmatter, claude_body
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Skill
 from skilltui.runtimes import discover, get
 
@@ -172,11 +172,12 @@ def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Len
             where = fm.path if isinstance(fm, FileFrontmatter) else s.path
             assert where is not None
             raw = conformance.read_raw(where, max(conformance.MAX_BYTES, fm.cap if isinstance(fm, FileFrontmatter) else 0))
+        text = _decoded(raw, fm.cap if isinstance(fm, FileFrontmatter) else conformance.MAX_BYTES)
         if not (want_links or want_body):
             body = ""
         elif isinstance(fm, FileFrontmatter):
             assert raw is not None
-            body = fm.body_from(raw.data)
+            body = claude_body(text) if text is not None else fm.body_from(raw.data)
         else:
             body = fm.body if fm is not None else ""
         if want_links:
@@ -186,7 +187,7 @@ def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Len
         if want_conf:
             assert s.skill_dir is not None
             where = fm.path if isinstance(fm, FileFrontmatter) else s.path
-            read = _ReadOnce(where, raw)
+            read = _ReadOnce(where, raw, text)
             # this pass opened skill_dir/SKILL.md: when that is its exact name, conformance need not list the folder
             named = raw is not None and raw.data is not None and where == os.path.join(s.skill_dir, "SKILL.md") \
                 and conformance.named_exactly(s.skill_dir)
@@ -246,15 +247,32 @@ def _fork_pass(catalog: Catalog, items: list[_Item], then: Then | None = None) -
     return wait
 
 
+def _decoded(raw: conformance.RawFile | None, cap: int) -> str | None:
+    """The file's text decoded once for both lenses: when it is within both lenses' caps and valid UTF-8, Claude Code's
+    lenient decode and the conformance lens's strict one give this same text (None: each decodes its own way)."""
+    data = raw.data if raw is not None else None
+    if data is None or len(data) > cap or len(data) > conformance.MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 @dataclass
 class _ReadOnce:
-    """The conformance lens's reader for one folder: the doctor's read of `path` when it asks for that file."""
+    """The conformance lens's reader for one folder: the doctor's read of `path` when it asks for that file (`text`:
+    that read already decoded, see `_decoded`)."""
 
     path: str | None
     raw: conformance.RawFile | None
+    text: str | None = None
 
     def __call__(self, path: str) -> tuple[str | None, str | None, bool]:
         if self.raw is not None and path == self.path:
+            if self.text is not None:  # what skill_md_text gives for a file within the cap: newlines made \n
+                text = self.text
+                return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text), None, False
             return conformance.skill_md_text(self.raw, os.path.basename(path))
         return conformance.read_skill_md(path)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, Final, Literal, TypeAlias
 
 from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
@@ -178,6 +180,31 @@ class Skill:
         if self.paths:
             out["paths"] = list(self.paths)
         return out
+
+
+def skill_json_text(s: Skill, enc: json.JSONEncoder) -> str:
+    """`enc.encode(s.to_json())` for a compact encoder (separators "," and ":"), without building the dict: the
+    command line writes thousands of these (tests/test_cold_paths.py checks it against the encoder on random
+    skills). A value of a type the fields do not declare takes the encoder's own path."""
+    q = encode_basestring_ascii if enc.ensure_ascii else encode_basestring  # the encoder's own string functions
+    d, w, p, r, b, o, shipped = s.description, s.when_to_use, s.plugin, s.reason, s.shadowed_by, s.order, s.shipped
+    try:
+        if (o is not None and type(o) is not int) or type(shipped) is not bool:
+            raise TypeError(o)
+        text = (f'{{"name":{q(s.name)},"label":{q(s.label or s.name)},"description":{"null" if d is None else q(d)},'
+                f'"when_to_use":{"null" if w is None else q(w)},"source":{q(s.source)},"root":{q(s.root)},'
+                f'"path":{q(s.path)},"plugin":{"null" if p is None else q(p)},"status":{q(s.status)},'
+                f'"reason":{"null" if r is None else q(r)},"shadowed_by":{"null" if b is None else q(b)},'
+                f'"order":{"null" if o is None else int.__repr__(o)},"shipped":{"true" if shipped else "false"}')
+        if s.display_name is not None:
+            text += f',"display_name":{q(s.display_name)}'
+        if s.override is not None:
+            text += f',"override":{q(s.override)}'
+    except TypeError:  # q() takes only strings
+        return enc.encode(s.to_json())
+    if s.paths:
+        text += f',"paths":{enc.encode(list(s.paths))}'
+    return text + "}"
 
 
 class PluginBlock(StrEnum):

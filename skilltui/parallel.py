@@ -11,8 +11,10 @@ for the items concerned, and the caller does those itself: the answer never depe
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
 import select
+import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -70,6 +72,102 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
         data = _receive(read_fd, pid, CHILD_GRACE_S + 4 * (time.monotonic() - started))
     results = _decode(data, len(second))
     return results
+
+
+def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callable[[T], object],
+                   there: Callable[[T], Any], observed: dict[Any, Any] | None = None) -> dict[int, Any] | None:
+    """Shares `items` with a forked child from the start: the child computes `there(item)` from the last item
+    backwards while this process runs `first()` (its own work, that no child can do) and then `here(item)` from the
+    first item onwards, until the two meet. Neither waits for a fixed half: whoever has less of its own work takes
+    more items. Returns {index: result} of the items the child did (a result of None: not done), having run `here`
+    on every other item; None when no child was made (`first` and `here` on every item ran here then).
+
+    `observed`: the answer cache's observations of this discovery (cache.observing()); the child sends back what it
+    added to its copy, and they are merged here, so a stored answer knows every path the child looked at.
+
+    The two claim items through two counters in shared memory (this process's next index, the child's lowest). Each
+    claims an item before doing it and stops when the other's counter reaches its own: at most the item where they
+    meet is done twice (same result), and none is left out. A child that fails leaves its items to this process."""
+    n = len(items)
+    if not n or not can_fork():
+        first()
+        for item in items:
+            here(item)
+        return None
+    try:
+        shared = mmap.mmap(-1, 16)  # anonymous and shared: both processes see both counters
+        read_fd, write_fd = os.pipe()
+    except (OSError, ValueError):
+        first()
+        for item in items:
+            here(item)
+        return None
+    struct.pack_into("qq", shared, 0, 0, n)
+    known = len(observed) if observed is not None else 0
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        first()
+        for item in items:
+            here(item)
+        return None
+    if pid == 0:  # the child: from the end backwards, then send what it did and what it observed, and leave
+        code = 1
+        try:
+            os.close(read_fd)
+            low, results = n, []
+            while low - 1 >= struct.unpack_from("q", shared, 0)[0]:
+                low -= 1
+                struct.pack_into("q", shared, 8, low)
+                results.append(_safe(there, items[low]))
+            results.reverse()
+            seen = list(observed.items())[known:] if observed is not None else []
+            _send(write_fd, [low, results, seen])
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    started = time.monotonic()
+    done = 0
+    try:
+        first()
+        while done < struct.unpack_from("q", shared, 8)[0]:
+            struct.pack_into("q", shared, 0, done + 1)
+            here(items[done])
+            done += 1
+    finally:
+        struct.pack_into("q", shared, 0, n)  # the child stops at its next item (this side may be leaving on an error)
+        data = _receive(read_fd, pid, CHILD_GRACE_S + 4 * (time.monotonic() - started))
+        shared.close()
+    got = _decode_tail(data, n)
+    if got is None:
+        for item in items[done:]:
+            here(item)
+        return {}
+    low, results, seen = got
+    for item in items[done:low]:  # cannot happen (the child stops where this side is); kept for safety
+        here(item)
+    if observed is not None:
+        for key, value in seen:
+            observed.setdefault(tuple(key) if isinstance(key, list) else key, value)
+    return {low + i: r for i, r in enumerate(results)}
+
+
+def _decode_tail(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
+    """[low, results of items low.., observations] as the child sent them, checked; None when unusable."""
+    if data is None:
+        return None
+    try:
+        got = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], int) and isinstance(got[1], list)
+            and isinstance(got[2], list) and 0 <= got[0] <= n and len(got[1]) == n - got[0]
+            and all(isinstance(kv, tuple) and len(kv) == 2 for kv in got[2])):
+        return None
+    return got[0], got[1], got[2]
 
 
 def _safe(fn: Callable[[T], Any], item: T) -> Any:

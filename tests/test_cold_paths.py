@@ -99,7 +99,7 @@ def test_list_json_without_a_byte_buffer_on_stdout(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the two-process parse of a cold scan
 # Run in a fresh interpreter: a fork needs a process with one thread, which a test session does not promise.
 TWO_PROCESS = r'''
-import json, os, sys
+import json, os, sys, time
 from dataclasses import replace
 from skilltui import cache, parallel
 from skilltui.model import Options
@@ -107,9 +107,16 @@ from skilltui.runtimes.claude import discovery as d
 
 opts = Options(**json.loads(sys.argv[1]))
 mode = sys.argv[2]
-calls, forks = [], []
-parse_file, fork = d._parse_file, os.fork
-d._parse_file = lambda path, st: (calls.append(path), parse_file(path, st))[1]
+calls, forks, slow = [], [], []
+parse_file, fork, parent = d._parse_file, os.fork, os.getpid()
+
+def counted_parse(path, st):  # this process's parses are counted (and slowed, so that the child surely takes a share)
+    if os.getpid() == parent:
+        calls.append(path)
+        time.sleep(0.01 if slow else 0)
+    return parse_file(path, st)
+
+d._parse_file = counted_parse
 
 def counted_fork():
     forks.append(1)
@@ -135,6 +142,7 @@ def answer(min_files):
     return text, sorted(rec.paths.items()), len(calls)
 
 one, one_paths, one_calls = answer(10**9)
+slow.append(mode == "fork")
 two, two_paths, two_calls = answer(0)
 print(json.dumps({"same": one == two, "same_paths": one_paths == two_paths, "files": one_calls,
                   "parent_parsed": two_calls, "forks": len(forks)}))
@@ -176,8 +184,8 @@ def _varied_tree(root) -> Options:
 
 def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path):
     got = _two_process(_varied_tree(tmp_path))
-    assert got["forks"] == 1, got  # the child was made...
-    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed its half (the timestamp file: here)
+    assert got["forks"] >= 1, got  # the child was made (a second one parses what the first could not send back)...
+    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
     assert got["same"] and got["same_paths"], got  # the same catalog, and the answer cache saw the same paths
 
 
@@ -192,5 +200,220 @@ def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tm
     from test_corpus_claude import _mount
 
     got = _two_process(_mount(corpus_tree, tmp_path))
-    assert got["forks"] == 1 and got["files"] > 1000 and got["parent_parsed"] < got["files"] * 0.6, got
+    assert got["forks"] >= 1 and got["files"] > 1000 and got["parent_parsed"] < got["files"] * 0.6, got
     assert got["same"] and got["same_paths"], got
+
+
+# ---------------------------------------------------------------- parallel.from_both_ends itself
+BOTH_ENDS = r'''
+import json, os, sys, time
+from skilltui import parallel
+
+mode = sys.argv[1]
+n = 600
+items = list(range(n))
+mine, firsts, observed = [], [], {("before", "stat"): None}
+parent = os.getpid()
+
+def first():
+    firsts.append(1)
+    time.sleep(0.5)  # this side's own work: the child takes more than half meanwhile
+
+def here(i):
+    mine.append(i)
+
+def there(i):
+    if i % 97 == 0:
+        raise ValueError("this item fails in the child")
+    observed[(f"/p/{i}", "stat")] = (i, 0, 0, 0, 0, 0)
+    return [i * 2, "x" * (i % 5)]
+
+if mode == "child-dies":
+    parallel._send = lambda fd, results: os._exit(3)
+elif mode == "child-garbles":
+    parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
+elif mode == "fork-fails":
+    def no_fork():
+        raise OSError("no fork here")
+    os.fork = no_fork
+got = parallel.from_both_ends(items, first, here, there, observed)
+child = {} if got is None else got
+print(json.dumps({
+    "firsts": len(firsts), "forked": got is not None, "mine": mine, "child": sorted(child),
+    "right": all(r == [i * 2, "x" * (i % 5)] for i, r in child.items() if r is not None),
+    "failed": sorted(i for i, r in child.items() if r is None),
+    "observed": sorted(k[0] for k in observed if k[0] != "before"), "kept_before": ("before", "stat") in observed,
+}))
+'''
+
+
+def _both_ends(mode: str) -> dict[str, object]:
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", BOTH_ENDS, mode], capture_output=True, text=True, timeout=300,
+                         cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_both_ends_cover_every_item_once_each_side():
+    """The child takes items from the back while this process does its own work, then this process from the front:
+    together every item, the child's results right and in place, its observations merged, a failed item None."""
+    got = _both_ends("fork")
+    assert got["forked"] and got["firsts"] == 1, got
+    mine, child = got["mine"], got["child"]
+    assert mine == list(range(len(mine))), "this process goes from the front, in order"
+    assert child == list(range(600 - len(child), 600)), "the child takes a run from the back"
+    assert set(mine) | set(child) == set(range(600)) and len(set(mine) & set(child)) <= 1, got
+    assert len(child) > 300, "the child worked while this process ran `first`"
+    assert got["right"] and got["failed"] == [i for i in child if i % 97 == 0], got
+    assert got["observed"] == sorted(f"/p/{i}" for i in child if i % 97) and got["kept_before"], got
+
+
+@pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
+def test_both_ends_without_a_usable_child_do_everything_here(mode):
+    got = _both_ends(mode)
+    assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
+    assert got["child"] == [] and got["observed"] == [], got
+
+
+# ---------------------------------------------------------------- the warm run's stat check in two processes
+WARM_CHECK = r'''
+import json, os, sys
+from skilltui import cache, parallel
+
+root, mode = sys.argv[1], sys.argv[2]
+forks, fork = [], os.fork
+
+def counted_fork():
+    forks.append(1)
+    return fork()
+
+os.fork = counted_fork
+if mode == "child-dies":
+    parallel._send = lambda fd, results: os._exit(3)
+def record():
+    paths, kinds, sigs = [], [], []
+    for i in range(3000):  # files, folders (listed and stat-ed) and missing paths, mixed through both halves
+        path, kind = os.path.join(root, f"f{i}"), ("stat", "list", "lstat")[i % 3]
+        sig = cache._signature(path, kind)
+        paths.append(path)
+        kinds.append(cache._KIND_LETTER[kind].upper() if sig is None else cache._KIND_LETTER[kind])
+        sigs += sig or ()
+    return paths, "".join(kinds), sigs
+
+paths, kinds, sigs = record()
+out = {"same": cache._unchanged_in_two(paths, kinds, sigs), "plain": cache._unchanged(paths, kinds, sigs)}
+for name, edited, created in (("first", 3, 10), ("second", 2903, 2910)):  # 3: a file; 10: missing
+    with open(paths[edited], "a") as fh:
+        fh.write("more")
+    out[f"{name}-edit"] = [cache._unchanged_in_two(paths, kinds, sigs), cache._unchanged(paths, kinds, sigs)]
+    paths, kinds, sigs = record()
+    os.mkdir(paths[created])
+    out[f"{name}-create"] = [cache._unchanged_in_two(paths, kinds, sigs), cache._unchanged(paths, kinds, sigs)]
+    paths, kinds, sigs = record()
+    out[f"{name}-again"] = cache._unchanged_in_two(paths, kinds, sigs)
+out["forks"] = len(forks)
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("mode", ["fork", "child-dies"])
+def test_the_warm_check_in_two_processes_is_the_plain_check(tmp_path, mode):
+    """3,000 observed paths (over PARALLEL_MIN_PATHS): unchanged is unchanged; an edit or a new path in either half is
+    seen, as the one-process check sees it; a child that dies leaves its half to this process."""
+    import subprocess
+    import sys
+
+    for i in range(3000):
+        if i % 5 == 0:
+            continue  # missing: observed as missing
+        if i % 3 == 1:
+            os.mkdir(tmp_path / f"f{i}")
+        else:
+            (tmp_path / f"f{i}").write_text(str(i))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", WARM_CHECK, str(tmp_path), mode], capture_output=True, text=True,
+                         timeout=300, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got.pop("forks") >= 5, got  # each check forked
+    assert got.pop("same") is True and got.pop("plain") is True
+    assert got == {**{f"{half}-{change}": [False, False] for half in ("first", "second") for change in ("edit", "create")},
+                   "first-again": True, "second-again": True}, got
+
+
+# ---------------------------------------------------------------- the program leaves without the interpreter's teardown
+def _program(root, *args: str, code: str | None = None, stdout: int | None = None):
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    head = [sys.executable, "-c", code] if code else [sys.executable, "-m", "skilltui"]
+    env = dict(os.environ, PYTHONPATH=repo, HOME=str(root / "home"), XDG_CACHE_HOME=str(root / "cache"))
+    return subprocess.Popen([*head, *args], stdout=stdout if stdout is not None else subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=str(root), env=env)
+
+
+def test_the_program_answers_and_exits_as_main_returns(tmp_path):
+    """`python -m skilltui` (cli.run): the whole answer on stdout, main's exit codes, exit handlers run."""
+    build(tmp_path, {**{f"home/.claude/skills/s{i}/SKILL.md": md(f"Skill {i}") for i in range(30)}, "proj/x": ""})
+    where = ["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    for flags in ((), ("--no-cache",), ()):  # cold, uncached, warm
+        proc = _program(tmp_path, *where, "list", "--json", *flags)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and err == b"", err
+        assert out == _plain_answer(tmp_path, include_all=False)
+    proc = _program(tmp_path, *where, "show", "no-such-skill")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and b"no skill named 'no-such-skill'" in err
+    proc = _program(tmp_path, *where, "list", "--no-such-flag")
+    assert proc.wait(timeout=120) == 2
+    handler = ("import atexit, sys\nfrom skilltui import cli\n"
+               "atexit.register(lambda: print('handler ran', file=sys.stderr))\ncli.run()\n")
+    proc = _program(tmp_path, *where, "list", "--json", code=handler)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b"handler ran\n" and out == _plain_answer(tmp_path, include_all=False)
+
+
+def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
+    import subprocess
+
+    build(tmp_path, {**{f"home/.claude/skills/s{i}/SKILL.md": md("x" * 200) for i in range(400)}, "proj/x": ""})
+    read_end, write_end = os.pipe()
+    proc = _program(tmp_path, "--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir",
+                    str(tmp_path / "managed"), "list", "--json", "--no-cache", stdout=write_end)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.read(10) == b'{"runtime"'
+    try:
+        err = proc.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    assert b"Traceback" not in err and proc.returncode in (0, 120), err
+
+
+# ---------------------------------------------------------------- one skill's JSON text without its dict
+OPTIONAL = st.none() | TEXT
+
+
+@settings(max_examples=500, deadline=None)
+@given(name=TEXT, label=TEXT, strings=st.lists(OPTIONAL, min_size=7, max_size=7), order=st.none() | st.integers(),
+       shipped=st.booleans(), paths=st.none() | st.lists(TEXT, max_size=3), ascii_only=st.booleans(),
+       status=st.sampled_from(["listed", "shadowed", "hidden"]))
+def test_skill_json_text_is_the_encoders_text(name, label, strings, order, shipped, paths, ascii_only, status):
+    from skilltui.model import Source, skill_json_text
+
+    description, when_to_use, plugin, reason, shadowed_by, display_name, override = strings
+    skill = Skill(name=name, label=label, source=Source.USER if shipped else "omp:user", path=f"/p/{name}", root="/p",
+                  description=description, when_to_use=when_to_use, plugin=plugin, status=status, reason=reason,
+                  shadowed_by=shadowed_by, order=order, shipped=shipped, display_name=display_name, override=override,
+                  paths=paths)
+    enc = json.JSONEncoder(ensure_ascii=ascii_only, separators=(",", ":"))
+    assert skill_json_text(skill, enc) == enc.encode(skill.to_json())
+    for odd in ({"order": True}, {"order": 2.5}, {"description": 7}, {"plugin": ["a"]}, {"shipped": 1}, {"source": 3}):
+        weird = Skill(**{**vars(skill), **odd})  # a value of a type the field does not declare
+        assert skill_json_text(weird, enc) == enc.encode(weird.to_json()), odd

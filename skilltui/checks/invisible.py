@@ -27,15 +27,20 @@ def findings(catalog: Catalog, bodies: bool = True) -> list[Diagnostic]:
     from skilltui.runtimes import get
 
     try:
-        prompt = get(catalog.runtime).prompt(catalog).text
+        runtime = get(catalog.runtime)
     except KeyError:  # a runtime not in the registry has no prompt to check
         return []
-    received = set(invisible_chars(prompt))
+    listed = [s for s in catalog.skills if s.status == LISTED]
+    texts = ["\n".join(t for t in (s.description, s.when_to_use) if t) for s in listed]
+    received: set[str] = set()
+    if any(invisible_chars(text) for text in texts):  # else no description can have a finding: no prompt to build
+        try:
+            prompt = runtime.prompt(catalog).text
+        except KeyError:  # a runtime not in the registry has no prompt to check
+            return []
+        received = set(invisible_chars(prompt))
     out = []
-    for s in catalog.skills:
-        if s.status != LISTED:
-            continue
-        text = "\n".join(t for t in (s.description, s.when_to_use) if t)
+    for s, text in zip(listed, texts, strict=True):
         hidden = [c for c in invisible_chars(text) if c in received] if received else []
         if hidden:
             out.append(_finding(catalog, s.path, f"{s.name}: in the description (the skill listing)", text, hidden))

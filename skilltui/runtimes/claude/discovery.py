@@ -7,7 +7,9 @@ import gc
 import math
 import os
 import re
+import stat
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +38,7 @@ from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
 from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
-from skilltui.text import collation_key, utf16_len
+from skilltui.text import collate, utf16_len
 
 NAME = "claude"
 VERSION = "2.1.332"
@@ -315,6 +317,7 @@ class _Scan:
     diags: list[Diagnostic] = field(default_factory=list)
     seen_files: dict[tuple[int, int] | str, Skill] = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
     stats: dict[str, os.stat_result] = field(default_factory=dict)  # path -> stat taken when the file was found: one stat a file
+    ahead: dict[str, os.stat_result] = field(default_factory=dict)  # skills-folder SKILL.md -> its stat, taken ahead
 
     def diag(self, severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
              fix: str | None = None) -> None:
@@ -373,11 +376,76 @@ def _prefill(scan: _Scan, skills: list[Skill]) -> None:
     got = parallel.in_two(todo, lambda first: [_parsed(path, st) for path, st in first], _parse_compact)
     for (path, st), r in zip(todo[cut:], got or ()):
         if r is not None:
-            compact: Compact = r
-            data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
-            fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line,
-                                 early_close, raw)
-            _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
+            _store_compact(path, st, r)
+
+
+def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, st.st_atime_ns,
+            st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _stat_result(f: tuple[int, ...]) -> os.stat_result:
+    """`_stat_fields` back into an os.stat_result (the whole-second and float times rebuilt from the nanoseconds)."""
+    a, m, c = f[7], f[8], f[9]
+    return os.stat_result((*f[:7], a // 10**9, m // 10**9, c // 10**9, a / 1e9, m / 1e9, c / 1e9, a, m, c))
+
+
+def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
+    """The SKILL.md path of every folder or link in the listed skills folders (what `_scan_skills_dir` stats)."""
+    out = []
+    for entries in listed:
+        if isinstance(entries, list):
+            out += [e.path + _SKILL_MD for e in entries
+                    if e.name != RESERVED_DIR and (e.is_symlink() or e.is_dir(follow_symlinks=False))]
+    return out
+
+
+def _ahead(path: str) -> tuple[tuple[int, ...], Compact | None] | None:
+    """What `_scan_skills_dir` and `_load_entry` need of one SKILL.md, as plain values a child process sends back: its
+    stat and, for a file that will be read, its parse. None when the stat fails (the scan looks again and explains)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SKILL_BYTES:
+        return _stat_fields(st), None
+    return _stat_fields(st), _parse_compact((path, st))
+
+
+def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object]) -> None:
+    """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
+    this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
+    `_scan_skills_dir` and `_load_entry` then find the stats in `scan.ahead` and the parses in `_PARSED`; anything
+    missing (a failed stat, a child that failed) is done there, in order, as in one process."""
+    from skilltui import cache, parallel
+
+    def here(path: str) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        scan.ahead[path] = st
+        if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SKILL_BYTES:
+            try:
+                _parsed(path, st)
+            except OSError:
+                pass  # read again, and reported, by _load_entry
+
+    got = parallel.from_both_ends(candidates, first, here, _ahead, cache.observing())
+    for i, r in (got or {}).items():
+        if r is None:
+            continue
+        fields, compact = r
+        path, st = candidates[i], _stat_result(fields)
+        scan.ahead[path] = st
+        if compact is not None:
+            _store_compact(path, st, compact)
+
+
+def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
+    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
+    fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close, raw)
+    _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
 
 
 def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
@@ -442,16 +510,29 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
 _SKILL_MD = os.sep + "SKILL.md"
 
 
-def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False) -> list[Skill]:
-    """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
-    directory's own order, as Claude Code announces folders found during a session)."""
+def _name(s: Skill) -> str:
+    return s.name
+
+
+def _list_root(root: str) -> list[os.DirEntry[str]] | OSError:
     try:
         with os.scandir(root) as it:
-            entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
+            return [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
     except OSError as exc:
-        if not isinstance(exc, FileNotFoundError):
-            scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {exc.strerror or exc}")
+        return exc
+
+
+def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False,
+                     listed: list[os.DirEntry[str]] | OSError | None = None) -> list[Skill]:
+    """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
+    directory's own order, as Claude Code announces folders found during a session). `listed`: `_list_root(root)`,
+    when it was listed ahead."""
+    entries = _list_root(root) if listed is None else listed
+    if isinstance(entries, OSError):
+        if not isinstance(entries, FileNotFoundError):
+            scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {entries.strerror or entries}")
         return []
+    ahead = scan.ahead
     found: list[Skill] = []
     for e in entries:
         path = e.path + _SKILL_MD  # os.path.join, without its cost on thousands of entries
@@ -478,7 +559,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
                       fix="Fix or remove the link")
             continue
         try:
-            st = os.stat(path)
+            st = ahead.pop(path, None) or os.stat(path)
         except OSError as exc:
             if isinstance(exc, PermissionError):
                 scan.diag("error", "claude-dir-unreadable", e.path,
@@ -498,7 +579,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         scan.stats[path] = st
         found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
     if not keep_order:
-        found.sort(key=lambda s: collation_key(s.name))
+        collate(found, _name)
     return found
 
 
@@ -576,19 +657,43 @@ def _discover(opts: Options) -> Catalog:
     settings = load_settings(opts, paths)
     scan = _Scan(settings)
     scan.diags.extend(settings.diagnostics)
-    plugins = plugin_mod.load_plugins(settings, scan.diags)
 
-    groups: list[list[Skill]] = []
-    managed_root = os.path.join(paths.managed_dir, ".claude", "skills")
+    roots: list[tuple[str, str]] = []  # the skills folders in group order, with their source
     if not opts.env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS"):
-        groups.append(_scan_skills_dir(scan, managed_root, "managed"))
-    groups.append(_scan_skills_dir(scan, os.path.join(paths.config_dir, "skills"), "user"))
+        roots.append((os.path.join(paths.managed_dir, ".claude", "skills"), "managed"))
+    roots.append((os.path.join(paths.config_dir, "skills"), "user"))
     walk = project_dirs(paths)
-    for d in walk:
-        groups.append(_scan_skills_dir(scan, os.path.join(d, ".claude", "skills"), "project"))
+    roots += [(os.path.join(d, ".claude", "skills"), "project") for d in walk]
     add_dirs = [os.path.abspath(d) for d in opts.add_dirs]
-    for d in add_dirs:
-        groups.append(_scan_skills_dir(scan, os.path.join(d, ".claude", "skills"), "add-dir"))
+    roots += [(os.path.join(d, ".claude", "skills"), "add-dir") for d in add_dirs]
+    listed = [_list_root(root) for root, _ in roots]
+
+    # The plugins and their items, found with their own scan (their diagnostics follow the legacy commands'); on a
+    # big cold scan this runs while a child process starts on the skills folders' files (_look_ahead).
+    side = _Scan(settings)
+    found_plugins: list[tuple[list[Plugin], list[Plugin], dict[str, list[Skill]]]] = []
+
+    def load_plugins(parse: bool) -> None:
+        plugins = plugin_mod.load_plugins(settings, scan.diags)
+        ranked = plugin_mod.load_order(plugins, settings)
+        items = _plugin_items(side, ranked)
+        if parse:  # the child is busy with the skills folders: these files are this process's share
+            for s in (s for lst in items.values() for s in lst):
+                if (st := side.stats.get(s.path)) is not None:
+                    try:
+                        _parsed(s.path, st)
+                    except OSError:
+                        pass  # read again, and reported, by _load_entry
+        found_plugins.append((plugins, ranked, items))
+
+    candidates = _candidates(listed)
+    if len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED:
+        _look_ahead(scan, candidates, lambda: load_plugins(True))
+    else:
+        load_plugins(False)
+    plugins, ranked, items = found_plugins[0]
+
+    groups = [_scan_skills_dir(scan, root, source, listed=entries) for (root, source), entries in zip(roots, listed)]
 
     # Legacy commands: every root merged into one group, stable ICU sort (§2, §2.2).
     command_roots = [os.path.join(paths.managed_dir, ".claude", "commands"), os.path.join(paths.config_dir, "commands")]
@@ -598,11 +703,11 @@ def _discover(opts: Options) -> Catalog:
         for item in plugin_mod.walk_commands(root, diags=scan.diags):
             legacy.append(Skill(name=fs_name(item.name), source="legacy-command", path=item.path, root=root,
                                 skill_dir=item.skill_dir, kind="command"))
-    legacy.sort(key=lambda s: collation_key(s.name))
+    collate(legacy, _name)
     groups.append(legacy)
 
-    ranked = plugin_mod.load_order(plugins, settings)
-    items = _plugin_items(scan, ranked)
+    scan.diags.extend(side.diags)
+    scan.stats.update(side.stats)
     plugin_commands, plugin_skills, disabled_items = _place(ranked, items)
     shipped_before, shipped_after = _shipped_entries(VERSION)
 

@@ -15,7 +15,7 @@ from skilltui.runtimes.claude.settings import (
     has_managed_settings,
     read_json_file,
 )
-from skilltui.text import collation_key
+from skilltui.text import collate
 
 PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$")
 BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-plugin-authoring", "cc-plugin-privacy")
@@ -677,14 +677,15 @@ def skill_items(plugin: Plugin, diags: list[Diagnostic]) -> list[Item]:
             entries = sorted(os.listdir(d))
         except OSError:
             continue
-        found = []
+        found: list[Item] = []
         for e in entries:
             folder = os.path.join(d, e)
             path = os.path.join(folder, "SKILL.md")
             st = _file_stat(path)
             if st is not None:
                 found.append(Item("skill", f"{_item_prefix(plugin)}:{item_suffix(e)}", path, d, folder, st=st))
-        items += sorted(found, key=lambda i: collation_key(i.name))  # ICU order within a folder
+        collate(found, lambda i: i.name)  # ICU order within a folder
+        items += found
     return items
 
 
@@ -794,7 +795,7 @@ def walk_plugin_commands(top: str, prefix: str, claimed: set[str], diags: list[D
         stack.extend((e.path, depth + 1) for e in entries if _plain_dir(e) and not _skipped_folder(e.name))
     real_top = os.path.realpath(top)  # no link below top is followed: a file's real path is real_top + the rest
     found = [f for f in found if _claim(real_top + f[len(top):], claimed)]
-    found.sort(key=lambda f: collation_key(_node_path(f)))
+    collate(found, _node_path)
     groups: dict[str, list[str]] = {}
     for f in found:
         groups.setdefault(os.path.dirname(f), []).append(f)

@@ -39,7 +39,7 @@ from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
 from skilltui.runtimes.claude.discovery import load_skills_root, override_of, skill_facts, skill_overrides, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
 from skilltui.runtimes.claude.settings import of as settings_of
-from skilltui.text import collation_key
+from skilltui.text import collate
 
 ANNOUNCE = "New skills discovered in {folder}/.claude/skills, now available via the Skill tool:\n"
 FROM_SUFFIX = " (from {folder}/.claude/skills — applies when working on files under {folder}/)"
@@ -297,7 +297,9 @@ def simulate_session(catalog: Catalog, touched: Sequence[str | tuple[Tool, str]]
         for skills in loaded.values():
             for s in skills:
                 counts[s.name] = counts.get(s.name, 0) + 1
-        for folder_rel in sorted(loaded, key=collation_key):
+        folders = list(loaded)
+        collate(folders, str)
+        for folder_rel in folders:
             for s in loaded[folder_rel]:
                 scoped = s.name in listed
                 label = f"{folder_rel}:{s.name}" if scoped or counts[s.name] > 1 else s.name
@@ -315,7 +317,7 @@ def simulate_session(catalog: Catalog, touched: Sequence[str | tuple[Tool, str]]
                     step.blocks.append(ANNOUNCE.format(folder=folder_rel) + "\n".join(f"- {x}" for x in labels))
 
         if new_entries:
-            new_entries.sort(key=lambda s: collation_key(s.name))  # stable: ties keep folder order
+            collate(new_entries, lambda s: s.name)  # stable: ties keep folder order
             step.listing = simulate(new_entries, budget)
             step.blocks.append(_block(step.listing))
         parts = []
