@@ -543,6 +543,37 @@ async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
 
 
 @aio
+async def test_doctor_detail_names_the_checks_that_found_a_merged_cause(demo):
+    """The demo's yaml-retry frontmatter is one finding that Claude Code and the Agent Skills spec both state (the
+    doctor merges them): its detail says who found it; a finding only one check states says nothing of the kind."""
+    from textual.widgets import Tree
+
+    async with running(demo) as (app, pilot):
+        await pilot.press("5")
+        await settle(app, pilot)
+        tree = app.screen.query_one("#diagnostics", Tree)
+        tree.root.expand_all()
+        await settle(app, pilot)
+        leaves = []
+
+        def walk(node):
+            for child in node.children:
+                if isinstance(child.data, Diagnostic):
+                    leaves.append(child)
+                walk(child)
+
+        walk(tree.root)
+        merged = next(n for n in leaves if len(n.data.lenses) > 1)
+        alone = next(n for n in leaves if len(n.data.lenses) <= 1)
+        for node, said in ((merged, True), (alone, False)):
+            tree.move_cursor(node)
+            await settle(app, pilot)
+            detail = str(app.screen.query_one("#diag-detail").render())
+            assert node.data.code in detail
+            assert ("(found by " + ", ".join(node.data.lenses) + ")" in detail) is said and ("found by" in detail) is said, detail
+
+
+@aio
 async def test_every_screen_follows_the_theme(demo):
     async with running(demo) as (app, pilot):
         for key in "12345":
