@@ -20,7 +20,8 @@ from skilltui.tui.app import SkilltuiApp
 from skilltui.tui.screens.fileview import FileScreen
 from skilltui.tui.screens.help import HelpScreen
 from skilltui.tui.screens.toggle import ToggleRequest, ToggleScreen
-from skilltui.tui.textual_private import mode_screen
+from skilltui.tui.textual_private import mode_screen, render_lines
+from skilltui.tui.widgets.table import LineTable
 
 pytestmark = pytest.mark.slow  # drives the app; `pytest -m "not slow"` skips it
 
@@ -68,6 +69,9 @@ async def running(opts: Options, size: tuple[int, int] = SIZE):
 
 
 def table_text(table) -> list[str]:
+    """Each row's cells as text, " | " between them (a DataTable's or a LineTable's)."""
+    if isinstance(table, LineTable):
+        return [" | ".join(cell.text for cell in row) for row in table.rows]
     rows = []
     for row_key in table.rows:
         rows.append(" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row_key)))
@@ -85,7 +89,8 @@ async def test_skills_grouped_by_source_with_reasons(demo):
     async with running(demo) as (app, pilot):
         screen = app.screen
         table = screen.query_one("#skills")
-        keys = [k.value for k in table.rows]
+        keys = screen.row_keys
+        assert len(keys) == table.row_count
         groups = [k.split(":", 1)[1] for k in keys if k.startswith("group:")]
         assert groups[:2] == ["user", "project"]
         assert groups.index("legacy-command") < groups.index("plugin") < groups.index("bundled")
@@ -538,6 +543,37 @@ async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
 
 
 @aio
+async def test_doctor_detail_names_the_checks_that_found_a_merged_cause(demo):
+    """The demo's yaml-retry frontmatter is one finding that Claude Code and the Agent Skills spec both state (the
+    doctor merges them): its detail says who found it; a finding only one check states says nothing of the kind."""
+    from textual.widgets import Tree
+
+    async with running(demo) as (app, pilot):
+        await pilot.press("5")
+        await settle(app, pilot)
+        tree = app.screen.query_one("#diagnostics", Tree)
+        tree.root.expand_all()
+        await settle(app, pilot)
+        leaves = []
+
+        def walk(node):
+            for child in node.children:
+                if isinstance(child.data, Diagnostic):
+                    leaves.append(child)
+                walk(child)
+
+        walk(tree.root)
+        merged = next(n for n in leaves if len(n.data.lenses) > 1)
+        alone = next(n for n in leaves if len(n.data.lenses) <= 1)
+        for node, said in ((merged, True), (alone, False)):
+            tree.move_cursor(node)
+            await settle(app, pilot)
+            detail = str(app.screen.query_one("#diag-detail").render())
+            assert node.data.code in detail
+            assert ("(found by " + ", ".join(node.data.lenses) + ")" in detail) is said and ("found by" in detail) is said, detail
+
+
+@aio
 async def test_every_screen_follows_the_theme(demo):
     async with running(demo) as (app, pilot):
         for key in "12345":
@@ -809,6 +845,9 @@ async def test_corpus_opens_before_the_scan_ends_and_stays_responsive(tmp_path, 
         await pilot.pause()
         screen = app.screen
         assert len(screen.rows) > 1000
+        table = screen.query_one("#skills")
+        assert table.row_count == len(screen.row_keys) > 1000
+        assert 0 < table.rows.made < 200  # a row's cells are made when it is drawn: a screenful, not every row
         await pilot.press("slash", *"playwright")
         # the filter waits for a pause in the typing on a big catalog: wait until it has run for the whole word
         await until(lambda: screen.needle == "playwright" and screen._debounce is None)
@@ -1097,3 +1136,28 @@ async def test_a_screen_prepared_in_idle_time_is_drawn_before_its_first_visit(de
         await settle(app, pilot)
         fit = str(screen.query_one("#budget-fit").render())
         assert app.screen is screen and ("Over budget:" in fit or "Everything fits:" in fit)
+
+
+@aio
+async def test_help_is_not_restyled_whole_when_first_shown(demo, monkeypatch):
+    """Textual restyles a screen's every widget each time it is shown; the help screen was styled as it mounted a
+    moment before, so its first showing skips that (about 0.1 s of the popup's first paint)."""
+    import sys
+
+    from textual.dom import DOMNode
+
+    restyled: list[tuple[object, str]] = []  # (node, the function that asked)
+    original = DOMNode.update_node_styles
+
+    def counting(self, *args, **kwargs):
+        restyled.append((self, sys._getframe(1).f_code.co_name))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
+    async with running(demo) as (app, pilot):
+        await pilot.press("question_mark")
+        await until(lambda: isinstance(app.screen, HelpScreen))
+        await settle(app, pilot)
+        help_screen = app.screen
+        assert "Everywhere" in "\n".join(render_lines(help_screen))
+        assert (help_screen, "_on_screen_resume") not in restyled

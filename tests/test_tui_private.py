@@ -116,51 +116,6 @@ def test_fixed_cells_table_sizes_without_measuring_and_measures_auto_columns():
     _run(go())
 
 
-class _TwoTablesApp(App):
-    CSS = "FixedCellsTable { height: 1fr; }"
-
-    def compose(self) -> ComposeResult:
-        yield private.FixedCellsTable(id="one", cursor_type="row")
-        yield private.FixedCellsTable(id="many", cursor_type="row")
-
-
-def test_add_plain_rows_builds_the_same_table_as_add_row():
-    highlighted: list[str] = []
-
-    async def go():
-        app = _TwoTablesApp()
-        async with app.run_test(size=(40, 20)) as pilot:
-            one = app.query_one("#one", private.FixedCellsTable)
-            many = app.query_one("#many", private.FixedCellsTable)
-            for table in (one, many):
-                table.add_column("a", width=8, key="a")
-                table.add_column("b", width=8, key="b")
-            rows = [(f"r{i}", (f"cell {i}", str(i))) for i in range(30)] + [("short", ("only a",))]
-            for key, cells in rows:
-                one.add_row(*cells, key=key)
-            many.add_plain_rows(rows[:5])  # a first batch, then the rest: as the Skills screen adds them
-            many.add_plain_rows(rows[5:])
-            many.add_plain_rows([])  # nothing to add: nothing changes
-            await pilot.pause()
-            for table in (one, many):
-                assert [k.value for k in table.rows] == [k for k, _ in rows]
-                assert table.get_row("short") == ["only a", None]
-                assert table.virtual_size.height == len(rows) + 1
-            assert [one.get_row(k) for k, _ in rows] == [many.get_row(k) for k, _ in rows]
-            assert many.cursor_row == 0 and many.rows[next(iter(many.rows))].height == 1
-            with pytest.raises(private.DuplicateKey):
-                many.add_plain_rows([("r3", ("again", "3"))])
-            with pytest.raises(ValueError):
-                many.add_plain_rows([("wide", ("1", "2", "3"))])
-            many.move_cursor(row=30)
-            await pilot.pause()
-            highlighted.append(many.coordinate_to_cell_key(many.cursor_coordinate).row_key.value)
-            assert any("cell 29" in line for line in private.render_lines(app.screen))
-
-    _run(go())
-    assert highlighted == ["short"]
-
-
 class _AreaApp(App):
     def compose(self) -> ComposeResult:
         yield private.TallTextArea(id="area", read_only=True, soft_wrap=True)

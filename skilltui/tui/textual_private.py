@@ -10,9 +10,6 @@ Why each is needed:
 - `adopt_app_stylesheet`: a screen built after start-up is styled against the current stylesheet, so the mode switch
   does not restyle every widget again.
 - `MarkdownFence`: the code-block widget of Textual's Markdown, replaced to highlight safely.
-- `FixedCellsTable.add_plain_rows`: DataTable.add_row does per row what a batch needs once (the cursor's reactive
-  with its validation and watchers, two lists of the columns, a new render generation); for 6,000 rows that was
-  most of a second after the first rows. It adds many one-line, unlabelled rows at once, in the same structures.
 - `FixedCellsTable`: a DataTable measures every cell of every new row when idle (`_update_dimensions`), to size
   auto-width columns and auto-height rows; with fixed widths and heights that is all discarded work (about a second
   of the event loop for 6,000 rows), so it is skipped and only the virtual size is set.
@@ -20,8 +17,9 @@ Why each is needed:
   line's wrap offsets for each answer; for the budget's 6,000-line prompt that was about half a second a frame.
   The height is kept from one wrap to the next instead (the document class is swapped for a subclass that does),
   and a wrap at the width the text is already wrapped at is skipped.
-- `FooterKey`: Footer's key widget (not exported by Textual); StableFooter gives each new key the footer's `compact`
-  before it mounts, so it is not restyled twice (its own default, then the bound value) on every footer compose.
+- `FooterKey`: Footer's key widget (not exported by Textual); QuietFooter (and so StableFooter) gives each new key
+  the footer's `compact` before it mounts, so it is not restyled twice (its own default, then the bound value) on
+  every footer compose.
 - `BatchWakingApp._end_batch`: a screen's repaint waits while a batch is open (`switch_mode` opens one for 0.05 s,
   and a Footer recompose another); when the last batch to close is not the switch's, Textual prompts only the app,
   so the new screen stayed undrawn until some other event arrived (the 2 s file poll: Plugins' first visit took
@@ -30,8 +28,7 @@ Why each is needed:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from itertools import zip_longest
+from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 from textual.app import App
@@ -39,7 +36,7 @@ from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, TextArea
-from textual.widgets._data_table import DuplicateKey, Row, RowKey
+from textual.widgets._data_table import RowKey
 from textual.widgets._footer import FooterKey
 
 __all__ = ["BatchWakingApp", "FixedCellsTable", "FooterKey", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
@@ -86,30 +83,6 @@ class FixedCellsTable(DataTable):
         width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
         self.virtual_size = Size(width, self._total_row_height + header)
 
-
-    def add_plain_rows(self, rows: Iterable[tuple[str, Sequence[object]]]) -> None:
-        """`add_row(*cells, key=key)` for each (key, cells), all one line high with no label, as one update."""
-        columns = [column.key for column in self.ordered_columns]
-        locations, data, meta, new = self._row_locations, self._data, self.rows, self._new_rows
-        was_empty, before = not meta, len(meta)
-        for key, cells in rows:
-            row_key = RowKey(key)
-            if row_key in locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            if len(cells) > len(columns):
-                raise ValueError("More values provided than there are columns.")
-            locations[row_key] = len(meta)
-            data[row_key] = dict(zip_longest(columns, cells))
-            meta[row_key] = Row(row_key, 1, None, False)
-            new.add(row_key)
-        if len(meta) == before:
-            return
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if was_empty and meta and columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()  # as add_row does when its row is the first a cursor can be on
-        self._update_count += 1
-        self.check_idle()
 
 def mode_screen(app: App, mode: str) -> Screen | None:
     """The base screen of `mode` once it is built, else None (never builds it)."""

@@ -124,6 +124,8 @@ class DoctorScreen(BaseScreen):
             t.append("  " + safe(data.short_path(d.path, self.app.catalog)) + (f":{d.line}" if d.line else ""),
                      style="dim")
         t.append("\n" + safe(data.short_paths_in(d.summary, self.app.catalog)))
+        if len(d.lenses) > 1:  # one finding for a cause several checks state (the doctor merged them)
+            t.append(f"  (found by {', '.join(d.lenses)})", style="dim")
         if d.fix:
             t.append("\nfix: ", style="bold")
             t.append(safe(d.fix))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from importlib import resources
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Markdown
+from textual.widgets import Markdown
+
+from skilltui.tui.widgets.footer import QuietFooter
 
 
 def _keys_table(bindings) -> str:
@@ -47,11 +50,20 @@ class HelpScreen(ModalScreen):
     def __init__(self, under: Screen | None = None) -> None:
         super().__init__()
         self.under = under
+        self._shown_once = False
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Markdown(help_markdown(self.under, self.app), id="help-text")
-        yield Footer()
+        yield QuietFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()
+
+    @on(events.ScreenResume)
+    def _styled_at_mount(self, event: events.ScreenResume) -> None:
+        # Textual restyles a screen's every widget each time it is shown; this one was composed and styled against
+        # the current stylesheet a moment ago, so its first showing need not do it again (as BaseScreen does)
+        if not self._shown_once:
+            self._shown_once = True
+            event.refresh_styles = False

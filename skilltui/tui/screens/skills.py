@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
-from functools import partial
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Input, Select, Static
-from textual.widgets.data_table import CellDoesNotExist
+from textual.widgets import Input, Select, Static
 
 from skilltui.model import Skill
 from skilltui.runtimes import get
 from skilltui.text import safe
 from skilltui.tui import data, messages
 from skilltui.tui.screens.base import BaseScreen, palette
-from skilltui.tui.widgets.table import RowTable
+from skilltui.tui.widgets.table import Cell, Column, LazyRows, LineTable, Row
 
 STATUS_COLOUR = {"listed": "ok", "invalid": "error", "conditional": "warning", "filtered": "warning"}
 STATUSES = ("listed", "shadowed", "invalid", "disabled", "conditional", "hidden", "filtered")
 FIXED = {"#": 3, "Name": 24, "Status": 11, "From": 20}
-BATCH = 1000  # rows added at a time after the first screenful (about 20 ms each)
 DEBOUNCE_ABOVE = 400  # skills: above this, filtering waits for a pause in the typing
 
 
@@ -52,7 +47,8 @@ def matches(skill: Skill, text: str, needle: str) -> bool:
 
 
 class SkillCells:
-    """Makes the Text of a skills row's cells, for one catalog, width and theme; shared by every `LazyCell` of a fill."""
+    """Makes the cells of a skills row, for one catalog, width and theme; the table asks for a row's cells only when
+    it draws that row, so a 6,000-row catalog costs a screenful of rows."""
 
     def __init__(self, state: data.Loaded, colours: dict[str, str], with_from: bool) -> None:
         self.state = state
@@ -68,66 +64,49 @@ class SkillCells:
             place = self._places[s.root] = where_from(s, self.state.catalog)
         return place
 
-    def group(self, source: str, skills: list[Skill]) -> list[Text]:
+    def group(self, source: str, skills: list[Skill]) -> list[Cell]:
         listed = sum(s.status == "listed" for s in skills)
         counts = [f"{listed} listed"] + [f"{c} {st}" for st in STATUSES[1:] if (c := sum(s.status == st for s in skills))]
         roots = sorted({self.where(s) for s in skills if not s.plugin})
         cells = [
-            Text(""),
-            Text(source_title(source).upper(), style=f"bold {self.colours['accent']}", no_wrap=True, overflow="ellipsis"),
-            Text(f"{len(skills)} found", style="bold", no_wrap=True),
-            Text(tail(safe(roots[0]), FIXED["From"]) if len(roots) == 1 else "", style="dim", no_wrap=True),
-            Text(" · ".join(counts), style="dim", no_wrap=True, overflow="ellipsis"),
+            Cell(""),
+            Cell(source_title(source).upper(), f"bold {self.colours['accent']}", ellipsis=True),
+            Cell(f"{len(skills)} found", "bold"),
+            Cell(tail(safe(roots[0]), FIXED["From"]) if len(roots) == 1 else "", "dim"),
+            Cell(" · ".join(counts), "dim", ellipsis=True),
         ]
         if "where" not in self.columns:
             del cells[3]
         return cells
 
-    def cell(self, s: Skill, column: int) -> Text:
+    def row(self, s: Skill) -> Row:
+        return tuple(self.cell(s, column) for column in range(len(self.columns)))
+
+    def cell(self, s: Skill, column: int) -> Cell:
         kind = self.columns[column]
         listed = s.status == "listed"
         dim = "" if listed else "dim"
         if kind == "order":
-            return Text(str(s.order + 1) if s.order is not None else "–", style=dim, justify="right")
+            return Cell(str(s.order + 1) if s.order is not None else "–", dim, right=True)
         if kind == "name":
-            return Text(safe(s.label or s.name), style=dim or "bold", no_wrap=True, overflow="ellipsis")
+            return Cell(safe(s.label or s.name), dim or "bold", ellipsis=True)
         if kind == "status":
             colour = self.colours.get(STATUS_COLOUR.get(s.status, ""), "")
-            return Text(s.status, style=f"{colour} {dim}".strip(), no_wrap=True)
+            return Cell(str(s.status), f"{colour} {dim}".strip())  # the text, not the enum member
         if kind == "where":
             place = self.where(s) if not s.shipped else "inside the runtime"
-            return Text(tail(safe(place), FIXED["From"]), style="dim", no_wrap=True)
+            return Cell(tail(safe(place), FIXED["From"]), "dim")
         catalog = self.state.catalog
         if listed:
             text = self.state.text_for(s)
-            return Text(safe(text) or "(no description)", no_wrap=True, overflow="ellipsis",
-                        style="" if text else "dim italic")
+            return Cell(safe(text) or "(no description)", "" if text else "dim italic", ellipsis=True)
         why = safe(data.short_paths_in(s.reason or s.status, catalog))
         if s.shadowed_by and s.status == "shadowed":
             why += f" — winner: {safe(data.short_path(s.shadowed_by, catalog))}"
-        return Text(why, style="dim italic", no_wrap=True, overflow="ellipsis")
+        return Cell(why, "dim italic", ellipsis=True)
 
 
-class LazyCell:
-    """One cell of a skill's row, made into Text only when the table draws it: a 6,000-row table keeps one small
-    object per cell (not a Text with its lists and strings), and rows never scrolled to are never styled."""
-
-    __slots__ = ("column", "maker", "skill")
-
-    def __init__(self, maker: SkillCells, skill: Skill, column: int) -> None:
-        self.maker = maker
-        self.skill = skill
-        self.column = column
-
-    def __rich__(self) -> Text:
-        return self.maker.cell(self.skill, self.column)
-
-    @property
-    def plain(self) -> str:
-        return self.maker.cell(self.skill, self.column).plain
-
-
-class SkillsTable(RowTable):
+class SkillsTable(LineTable):
     """The skills table; Enter (shown in the footer) opens the highlighted skill's preview."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Preview", id="skills.open", tooltip="Open the highlighted skill")]
@@ -150,12 +129,15 @@ class SkillsScreen(BaseScreen):
     def __init__(self) -> None:
         super().__init__()
         self.rows: dict[str, Skill] = {}
+        self.row_keys: list[str] = []  # the table's rows in order: "group:<source>" or "s:<n>" (a key of `rows`)
+        self._items: list[Skill | str] = []  # what each table row shows: a skill or a group's source
         self.needle = ""
         self._width = 0
         self._with_from = True
         self._keep: Skill | None = None  # the skill the cursor should stay on across rebuilds
         self._cells_for: tuple = ()
-        self._cache: dict = {}
+        self._maker: SkillCells | None = None
+        self._group_cells: dict[str, Row] = {}
         self._debounce = None
         self._resized = False
         self._shown: tuple = ()
@@ -167,14 +149,14 @@ class SkillsScreen(BaseScreen):
             yield Select([(label, key) for key, label in self.app.runtimes], value=self.app.opts.runtime,
                          allow_blank=False, id="runtime", compact=True, tooltip="Runtime whose rules are applied (r)")
         yield Static(id="counts")
-        table = SkillsTable(id="skills", cursor_type="row", zebra_stripes=False)
+        table = SkillsTable(id="skills")
         table.loading = True
         yield table
         yield Static(id="detail")
 
     # ------------------------------------------------------------ drawing
     def refresh_view(self) -> None:
-        table = self.query_one("#skills", DataTable)
+        table = self.query_one("#skills", SkillsTable)
         state = self.app.state
         select = self.query_one("#runtime", Select)
         if select.value != self.app.opts.runtime:
@@ -194,55 +176,50 @@ class SkillsScreen(BaseScreen):
         if self.focused is None:
             table.focus()
 
-    def _fill(self, table: RowTable, state: data.Loaded) -> None:
-        """Rebuild the table for the current filter. The cells of every row are made once per catalog, width and
-        theme; the rows go in a screenful first and the rest in batches, so a 2,500-row catalog never blocks typing."""
+    def _fill(self, table: SkillsTable, state: data.Loaded) -> None:
+        """Rebuild the table for the current filter. A row's cells are made when the table first draws it (once per
+        catalog, width and theme), so a 6,000-row catalog costs the rows on screen, not all of them."""
         keep = self.highlighted_skill() or self._keep
         self._keep = keep
         width = table.size.width or self.app.size.width
         self._width = width
         self._shown = (state, self.app.theme)
         key = (id(state), width, self.app.theme)
-        if key != self._cells_for:
-            self._cells_for, self._cache = key, {}
         fixed = dict(FIXED) if width >= 100 else {"#": 3, "Name": 20, "Status": 11}
         self._with_from = "From" in fixed
+        if key != self._cells_for or self._maker is None:
+            self._cells_for = key
+            self._maker = SkillCells(state, palette(self.app), self._with_from)
+            self._group_cells = {}
         # two columns of padding per column, the focus bar and the vertical scrollbar
         desc_width = max(20, width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 4)
-        table.clear(columns=True)
-        for name, w in fixed.items():
-            table.add_column(name, width=w, key=name)
-        table.add_column("Description, as the model sees it", width=desc_width, key="desc")
+        table.set_columns([*(Column(name, name, w) for name, w in fixed.items()),
+                           Column("desc", "Description, as the model sees it", desc_width)])
         rows = list(self._rows(state))
+        self.row_keys = [k for k, _ in rows]
+        self._items = [s for _, s in rows]
         self.rows = {k: s for k, s in rows if not isinstance(s, str)}
         self._update_counts(state.catalog, len(self.rows))
-        screenful = max(table.size.height, self.app.size.height)  # the rows the first frame can show
-        first, rest = rows[:screenful], rows[screenful:]
-        table.add_plain_rows((k, self._row_cells(state, s)) for k, s in first)
+        table.set_rows(LazyRows(len(rows), self._row_cells))
         self._place_cursor(table)
-        if rest:
-            self.run_worker(partial(self._add_rest, table, state, rest), exclusive=True, group="fill",
-                            description="fill table")
-        else:
-            self.workers.cancel_group(self, "fill")
 
-    async def _add_rest(self, table: RowTable, state: data.Loaded, rest: list) -> None:
-        for i in range(0, len(rest), BATCH):
-            await asyncio.sleep(0)  # let keys through between batches
-            table.add_plain_rows((k, self._row_cells(state, s)) for k, s in rest[i:i + BATCH])
-        self._place_cursor(table)
-        self.app.freeze_long_lived()
-
-    def _place_cursor(self, table: DataTable) -> None:
+    def _place_cursor(self, table: SkillsTable) -> None:
         keep = self._keep
         if keep is not None:
-            for k, s in self.rows.items():
-                if s is keep and k in table.rows:
-                    table.move_cursor(row=table.get_row_index(k), animate=False)
-                    self._show_detail()
+            for i, s in enumerate(self._items):
+                if s is keep:
+                    self._move_cursor(table, i)
                     return
         if table.row_count and table.cursor_row == 0 and len(self.rows):
-            table.move_cursor(row=1, animate=False)
+            self._move_cursor(table, 1)
+            return
+        self._show_detail()
+
+    def _move_cursor(self, table: SkillsTable, row: int) -> None:
+        # scrolled once the new rows are laid out (as a DataTable does): before that, the table's height is not
+        # yet the one it will have, and the cursor would be scrolled to the wrong place
+        table.move_cursor(row=row, scroll=False)
+        table.call_after_refresh(table.scroll_to_cursor)
         self._show_detail()
 
     def _rows(self, state: data.Loaded):
@@ -262,17 +239,16 @@ class SkillsScreen(BaseScreen):
                 yield f"s:{n}", s
                 n += 1
 
-    def _row_cells(self, state: data.Loaded, row: Skill | str) -> tuple:
-        """The cells of a skill's row (`LazyCell`s: their Text is made when the table draws them, so they are not
-        kept between fills) or of a group header (made once per catalog, width and theme)."""
-        maker = self._cache.get("maker")
-        if maker is None:
-            maker = self._cache["maker"] = SkillCells(state, palette(self.app), self._with_from)
-        if not isinstance(row, str):
-            return tuple(LazyCell(maker, row, column) for column in range(len(maker.columns)))
-        cells = self._cache.get(("group", row))
+    def _row_cells(self, index: int) -> Row:
+        """The cells of table row `index`: a skill's, or a group header's (made once per catalog, width and theme)."""
+        maker = self._maker
+        assert maker is not None, "rows are set only after their maker"
+        item = self._items[index]
+        if not isinstance(item, str):
+            return maker.row(item)
+        cells = self._group_cells.get(item)
         if cells is None:
-            cells = self._cache[("group", row)] = tuple(maker.group(row, self._groups[row]))
+            cells = self._group_cells[item] = tuple(maker.group(item, self._groups[item]))
         return cells
 
     def _update_counts(self, catalog, shown: int) -> None:
@@ -292,14 +268,11 @@ class SkillsScreen(BaseScreen):
         self.query_one("#counts", Static).update(line)
 
     def highlighted_skill(self) -> Skill | None:
-        table = self.query_one("#skills", DataTable)
-        if not table.row_count:
+        table = self.query_one("#skills", SkillsTable)
+        if not 0 <= table.cursor_row < min(table.row_count, len(self._items)):
             return None
-        try:
-            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        except CellDoesNotExist:  # the cursor is past the rows while the table refills
-            return None
-        return self.rows.get(key)
+        item = self._items[table.cursor_row]
+        return None if isinstance(item, str) else item
 
     def _show_detail(self) -> None:
         detail = self.query_one("#detail", Static)
@@ -323,7 +296,7 @@ class SkillsScreen(BaseScreen):
 
     # ------------------------------------------------------------ events
     def on_resize(self) -> None:
-        table = self.query_one("#skills", DataTable)
+        table = self.query_one("#skills", SkillsTable)
         if self.app.state is not None and table.size.width and table.size.width != self._width:
             self._resized = True
             self.call_after_refresh(self.refresh_view)
@@ -345,29 +318,29 @@ class SkillsScreen(BaseScreen):
     def _filter_now(self) -> None:
         self._debounce = None
         if self.app.state is not None:
-            self._fill(self.query_one("#skills", DataTable), self.app.state)
+            self._fill(self.query_one("#skills", SkillsTable), self.app.state)
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
-        self.set_focus(self.query_one("#skills", DataTable))
+        self.set_focus(self.query_one("#skills", SkillsTable))
 
     @on(Select.Changed, "#runtime")
     def _runtime_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self.post_message(messages.SelectRuntime(event.value))
 
-    @on(DataTable.RowHighlighted, "#skills")
+    @on(LineTable.RowHighlighted, "#skills")
     def _highlighted(self) -> None:
         skill = self.highlighted_skill()
         if skill is not None:
             self._keep = skill
         self._show_detail()
 
-    @on(DataTable.RowSelected, "#skills")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        skill = self.rows.get(event.row_key.value)
-        if skill is not None:
-            self.post_message(messages.OpenPreview(skill))
+    @on(LineTable.RowSelected, "#skills")
+    def _selected(self, event: LineTable.RowSelected) -> None:
+        item = self._items[event.cursor_row] if 0 <= event.cursor_row < len(self._items) else None
+        if item is not None and not isinstance(item, str):
+            self.post_message(messages.OpenPreview(item))
 
     def on_key(self, event) -> None:
         # Keys typed in one burst ("/pdf" from a fast typist, a paste or tmux send-keys) all go to the table before
@@ -379,7 +352,7 @@ class SkillsScreen(BaseScreen):
                 self.action_focus_filter()
                 event.stop()
         elif event.key == "down":
-            self.set_focus(self.query_one("#skills", DataTable))
+            self.set_focus(self.query_one("#skills", SkillsTable))
             event.stop()
         elif event.is_printable and event.character:
             field.insert_text_at_cursor(event.character)
@@ -408,4 +381,4 @@ class SkillsScreen(BaseScreen):
         field = self.query_one("#filter", Input)
         if field.value:
             field.value = ""
-        self.set_focus(self.query_one("#skills", DataTable))
+        self.set_focus(self.query_one("#skills", SkillsTable))

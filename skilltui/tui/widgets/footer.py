@@ -17,10 +17,8 @@ from textual.widgets import Footer
 from skilltui.tui.textual_private import FooterKey
 
 
-class StableFooter(Footer):
-    def __init__(self) -> None:
-        super().__init__()
-        self._shown: tuple | None = None
+class QuietFooter(Footer):
+    """Textual's Footer whose new keys start with their final `compact` (no restyle as each mounts)."""
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -30,6 +28,12 @@ class StableFooter(Footer):
                 widget.set_reactive(FooterKey.compact, compact)
                 widget.set_class(compact, "-compact", update=False)
             yield widget
+
+
+class StableFooter(QuietFooter):
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple | None = None
 
     def _keys(self) -> tuple:
         return tuple((b.key, b.description, b.key_display, b.show, b.group, enabled, tooltip)

@@ -68,6 +68,11 @@ class LazyRows(Sequence[Row]):
     def __len__(self) -> int:
         return self._count
 
+    @property
+    def made(self) -> int:
+        """How many rows were made so far."""
+        return len(self._made)
+
     @overload
     def __getitem__(self, index: int) -> Row: ...
     @overload
@@ -311,6 +316,10 @@ class LineTable(ScrollView, can_focus=True):
         self._refresh_row(self.cursor_row)
         if self.rows and old != self.cursor_row:
             self.post_message(self.RowHighlighted(self, self.cursor_row))
+
+    def scroll_to_cursor(self) -> None:
+        """Scroll so the cursor's row is in view (after a `move_cursor(..., scroll=False)`)."""
+        self._scroll_cursor_into_view()
 
     def _scroll_cursor_into_view(self, animate: bool = False) -> None:
         if not self.rows:
