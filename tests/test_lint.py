@@ -107,3 +107,14 @@ def test_skill_and_catalog_hold_typed_values():
             if hint is typing.Any or typing.Any in args or (typing.get_origin(hint) is dict and args[1] in (typing.Any, object)):
                 untyped.append(f"{cls.__name__}.{f.name}: {hint}")
     assert not untyped, untyped
+
+
+def test_ci_runs_the_readmes_test_command():
+    """CI (`.ci/run`) runs exactly the README's test command: the pytest line of the README's Tests block."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Tests", 1)[1].split("```sh", 1)[1].split("```", 1)[0].strip()
+    readme_pytest = block.rsplit("&& ", 1)[1]
+    ci_lines = [ln.strip() for ln in (ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()]
+    assert readme_pytest.startswith(".venv/bin/python -m pytest"), block
+    assert ci_lines[-1] == readme_pytest, (ci_lines[-1], readme_pytest)
+    assert any(".venv/bin/python -m pip install" in ln and "-e '.[test]'" in ln for ln in ci_lines)
