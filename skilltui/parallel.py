@@ -157,12 +157,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
 
 def _decode_tail(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
     """[low, results of items low.., observations] as the child sent them, checked; None when unusable."""
-    if data is None:
-        return None
-    try:
-        got = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return None
+    got = _unmarshal(data)
     if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], int) and isinstance(got[1], list)
             and isinstance(got[2], list) and 0 <= got[0] <= n and len(got[1]) == n - got[0]
             and all(isinstance(kv, tuple) and len(kv) == 2 for kv in got[2])):
@@ -217,13 +212,18 @@ def _receive(fd: int, pid: int, timeout: float) -> bytes | None:
     return b"".join(chunks) if ok and os.waitstatus_to_exitcode(status) == 0 else None
 
 
-def _decode(data: bytes | None, n: int) -> list[Any] | None:
+def _unmarshal(data: bytes | None) -> Any:
+    """What a child sent, or None when it sent nothing readable."""
     if data is None:
         return None
     try:
-        results = marshal.loads(data)
+        return marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
+
+
+def _decode(data: bytes | None, n: int) -> list[Any] | None:
+    results = _unmarshal(data)
     if not isinstance(results, list) or len(results) != n:
         return None
     return results

@@ -517,6 +517,16 @@ async def test_every_screen_reachable_from_the_footer_keys(demo):
     assert app.return_code == 0
 
 
+def diagnostic_leaves(node) -> list:
+    """The Doctor tree's nodes that hold a finding, in order."""
+    leaves = []
+    for child in node.children:
+        if isinstance(child.data, Diagnostic):
+            leaves.append(child)
+        leaves += diagnostic_leaves(child)
+    return leaves
+
+
 @aio
 async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
     from textual.widgets import Tree
@@ -525,15 +535,7 @@ async def test_doctor_opens_the_skill_of_a_diagnostic(demo):
         await pilot.press("5")
         await settle(app, pilot)
         tree = app.screen.query_one("#diagnostics", Tree)
-        leaves = []
-
-        def walk(node):
-            for child in node.children:
-                if isinstance(child.data, Diagnostic):
-                    leaves.append(child)
-                walk(child)
-
-        walk(tree.root)
+        leaves = diagnostic_leaves(tree.root)
         assert leaves
         target = next(n for n in leaves if n.data.path and n.data.path.endswith(os.path.join("pdf-tools", "SKILL.md")))
         tree.move_cursor(target)
@@ -554,15 +556,7 @@ async def test_doctor_detail_names_the_checks_that_found_a_merged_cause(demo):
         tree = app.screen.query_one("#diagnostics", Tree)
         tree.root.expand_all()
         await settle(app, pilot)
-        leaves = []
-
-        def walk(node):
-            for child in node.children:
-                if isinstance(child.data, Diagnostic):
-                    leaves.append(child)
-                walk(child)
-
-        walk(tree.root)
+        leaves = diagnostic_leaves(tree.root)
         merged = next(n for n in leaves if len(n.data.lenses) > 1)
         alone = next(n for n in leaves if len(n.data.lenses) <= 1)
         for node, said in ((merged, True), (alone, False)):
