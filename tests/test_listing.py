@@ -106,6 +106,9 @@ def test_model_info_and_presets() -> None:
     assert model_info(None, {"DISABLE_COMPACT": "true", "CLAUDE_CODE_MAX_CONTEXT_TOKENS": "300000"}) == (300000, 4)
     assert all(isinstance(label, str) and model_info(mid, {}).window > 0 for label, mid in PRESETS)
     assert len({mid for _, mid in PRESETS}) == len(PRESETS)
+    from skilltui.budget import DEFAULT_MODEL
+
+    assert DEFAULT_MODEL in {mid for _, mid in PRESETS}  # the picker can show the model that runs with nothing set
 
 
 # --- §8.4 step 7 usage -----------------------------------------------------------------------------------------------

@@ -269,11 +269,14 @@ async def test_budget_preset_list_follows_the_model_field_and_bad_windows_are_ex
         await settle(app, pilot)
         screen = app.screen
         select = screen.query_one("#preset", Select)
+        from skilltui.runtimes import get
+
+        # nothing typed: the list shows the model the parameter line names (the one Claude Code would run)
+        in_use = get("claude").listing_model(app.state.catalog, app.state.opts).model
+        assert select.value == in_use and f"model {in_use}" in str(screen.query_one("#budget-params").render())
         await pilot.press("p")  # the preset list has a key
         assert select.expanded and screen.focused in (select, *select.query("*"))
         await pilot.press("escape")
-        from skilltui.runtimes import get
-
         screen.use_preset(next(p for p in get("claude").presets if p.model == "claude-opus-4-7"))
         await settle(app, pilot)
         assert select.value == "claude-opus-4-7" and screen.result.budget == 30_000

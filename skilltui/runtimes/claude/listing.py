@@ -48,6 +48,7 @@ ALIASES = ("sonnet", "opus", "haiku")  # resolve to the -5-5 models: 1M window, 
 
 # (label, model id) for a picker, newest first.
 PRESETS: list[tuple[str, str]] = [
+    ("Claude Opus 5.5 (default)", "claude-opus-5-5"),  # budget.DEFAULT_MODEL: what runs with nothing set
     ("Claude Opus 4.7", "claude-opus-4-7"),
     ("Claude Sonnet 4.6", "claude-sonnet-4-6"),
     ("Claude Sonnet 4.6 [1m]", "claude-sonnet-4-6[1m]"),

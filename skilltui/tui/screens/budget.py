@@ -114,8 +114,9 @@ class BudgetScreen(BaseScreen):
             table.clear()
             self._filled_for = None
             return
-        if state.prepared is not self._prepared:
+        if state.prepared is not self._prepared:  # a new catalog: its default model may be another preset
             self._prepared = state.prepared
+            self._sync_preset()
             default = budget.params_for(state.claude, state.opts)
             self._previous = {e.label: e.state for e in listing.simulate_prepared(state.prepared, default.budget).entries}
             self._default_budget = default.budget
@@ -239,11 +240,17 @@ class BudgetScreen(BaseScreen):
             select.set_options([(p.label, p.model) for p in presets])
         select.display = bool(presets)
         self.query_one("#model", Input).display = bool(presets)
+        self._sync_preset()
 
     def _sync_preset(self) -> None:
-        """The preset list shows the typed model id when it is a preset, and nothing otherwise."""
+        """The preset list shows the typed model id when it is a preset, and nothing otherwise; with neither a model
+        nor a window typed, the model the runtime would run (the one the parameter line names)."""
         select = self.query_one("#preset", Select)
         typed = self.query_one("#model", Input).value.strip()
+        state = self.app.state
+        if not typed and not self.query_one("#window", Input).value.strip() and state is not None:
+            choice = get(state.catalog.runtime).listing_model(state.catalog, state.opts)
+            typed = choice.model if choice is not None and choice.model else ""
         models = {p.model for p in get(self._presets_of).presets} if self._presets_of else set()
         with self.prevent(Select.Changed):
             if typed in models:
@@ -299,6 +306,7 @@ class BudgetScreen(BaseScreen):
 
     @on(Input.Changed, "#window")
     def _window_changed(self) -> None:
+        self._sync_preset()
         self.recompute()
 
     @on(Select.Changed, "#preset")
