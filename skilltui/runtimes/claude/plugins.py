@@ -529,7 +529,10 @@ def list_rows(plugins: list[Plugin], settings: Settings) -> list[ListRow]:
             # passes the word to the next scope down (local ["1.0.0"] over user true: enabled; seed 5, tree 3).
             values = (settings.decide(p.id, (scope,)).value for scope in (*scopes, "managed"))
             enabled = next((v for v in values if isinstance(v, bool)), None) is True
-        notes = [n for n in p.notes if not n.startswith(_OWN_NOTE)]
+        # The ineffective-disable note is one of the load's notes: the list shows it only for a plugin it read (not
+        # for a dotted name, whose download/cache it reports as failed; observed: seed 9, trees 3 and 14). The
+        # plugin still loads, and the doctor still says so.
+        notes = [n for n in p.notes if not n.startswith(_OWN_NOTE) and (list_loaded(p) or not n.startswith(_INEFFECTIVE))]
         errors = list(p.errors)
         user_config = "userConfig" in p.manifest and (list_loaded(p) or _list_reads_unloaded(p, settings))
         if p.kind == "skills-dir":
