@@ -312,11 +312,6 @@ class Store:
             return False
         return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
-    def get(self, key: str, env: Mapping[str, str]) -> str | None:
-        """The stored answer text (see get_bytes)."""
-        data = self.get_bytes(key, env)
-        return None if data is None else data.decode("utf-8", "surrogateescape")
-
     def get_bytes(self, key: str, env: Mapping[str, str]) -> bytes | None:
         """The stored answer, if every observation it was stored with still holds. An entry is one line of JSON
         (the observations) and then the answer as it was written, so the answer is not decoded twice. The
@@ -350,11 +345,6 @@ class Store:
             return answer
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
-
-    def put(self, key: str, rec: Recording, answer: str) -> None:
-        """Store the answer text with its observations (see put_bytes)."""
-        if len(answer) <= MAX_ANSWER:
-            self.put_bytes(key, rec, answer.encode("utf-8", "surrogateescape"))
 
     def put_bytes(self, key: str, rec: Recording, answer: bytes | Sequence[bytes]) -> None:
         """Store the answer (bytes, or pieces of it written one after the other) with its observations; silently
@@ -417,23 +407,15 @@ class Store:
 
 
 def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapping[str, str]], str]) -> str:
-    """`compute(env)` or its stored answer for the same `parts` on an unchanged tree and environment."""
-    if not enabled(env):
-        return compute(env)
-    store, key = Store(cache_dir(env)), key_of(parts)
-    hit = store.get(key, env)
-    if hit is not None:
-        return hit
-    with recording(env) as rec:
-        answer = compute(rec.env if rec.env is not None else env)
-    store.put(key, rec, answer)
-    return answer
+    """`cached_chunks` for an answer that is one text."""
+    chunks = cached_chunks(parts, env, lambda e: [compute(e).encode("utf-8", "surrogateescape")])
+    return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
 def cached_chunks(parts: object, env: Mapping[str, str],
                   compute: Callable[[Mapping[str, str]], Sequence[bytes]]) -> Sequence[bytes]:
-    """`cached_answer` for an answer made of UTF-8 pieces (never joined: a big answer is not held twice); a stored
-    answer comes back as one piece."""
+    """`compute(env)` as UTF-8 pieces (never joined: a big answer is not held twice), or its stored answer for the
+    same `parts` on an unchanged tree and environment, as one piece."""
     if not enabled(env):
         return compute(env)
     store, key = Store(cache_dir(env)), key_of(parts)

@@ -248,23 +248,11 @@ def _cache_parts(args: argparse.Namespace, opts: Options) -> list[object]:
             repr(replace(opts, env={}))]
 
 
-def _cached(args: argparse.Namespace, opts: Options, compute: Callable[[Options], str]) -> str:
-    """compute(opts), or the answer stored by an earlier run on the same, unchanged tree (skilltui/cache.py)."""
-    from dataclasses import replace
-
-    from skilltui import cache
-
-    if args.no_cache or args.demo:
-        return compute(opts)
-    # the recording environment itself, not a copy: a copy's reads are not noted, and a changed variable (say
-    # ANTHROPIC_MODEL) would then give the stored answer
-    return cache.cached_answer(_cache_parts(args, opts), opts.env,
-                               lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
-
-
 def _cached_chunks(args: argparse.Namespace, opts: Options,
                    compute: Callable[[Options], list[bytes]]) -> Sequence[bytes]:
-    """`_cached` for an answer made of byte chunks (written one by one, never joined)."""
+    """compute(opts) as byte chunks (written one by one, never joined), or the answer stored by an earlier run on the
+    same, unchanged tree (skilltui/cache.py). The recording environment itself goes to compute, not a copy: a copy's
+    reads are not noted, and a changed variable (say ANTHROPIC_MODEL) would then give the stored answer."""
     from dataclasses import replace
 
     from skilltui import cache
