@@ -631,8 +631,8 @@ def _item_prefix(plugin: Plugin) -> str:
 def list_loaded(plugin: Plugin) -> bool:
     """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
     one whose download/cache it reports as failed (a name with a dot, observed)."""
-    if plugin.list_root is not None:
-        return True
+    if plugin.list_root is not None:  # read from the versioned cache when only its folder is missing (observed)
+        return plugin.blocked == PluginBlock.NO_FILES
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
