@@ -660,7 +660,9 @@ def _list_reads_unloaded(plugin: Plugin, settings: Settings) -> bool:
     and nothing else stops it; one that other values name (a user version list, a string, null, a number, {}) or
     no settings name is not read (observed: disabled-plugin-read, seed 6 tree 5; list-reads-named-plugin, seed 7
     tree 19)."""
-    if plugin.kind != "marketplace" or plugin.fixed_block is not None:
+    # nothing stops it but a missing installPath with its versioned cache folder there (observed: seed 14, tree 9)
+    cache_only = plugin.fixed_block == PluginBlock.NO_FILES and plugin.list_root is not None
+    if plugin.kind != "marketplace" or (plugin.fixed_block is not None and not cache_only):
         return False
     if plugin.read_from_folder is None and not _CACHE_NAME.match(plugin.name):
         return False
