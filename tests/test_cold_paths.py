@@ -396,6 +396,44 @@ def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
     assert b"Traceback" not in err and proc.returncode in (0, 120), err
 
 
+# ---------------------------------------------------------------- one command's parser alone
+ARGVS = [["list", "--json"], ["--cwd", "X", "list", "--json", "--all"], ["--cwd=X", "--home=H", "list"],
+         ["--no-cache", "doctor", "--strict", "--json"], ["--runtime", "codex", "show", "pdf"], ["list", "--cwd", "X"],
+         ["plugin", "enable", "x@y", "--scope", "user"], ["budget", "--context-window", "200k", "--json"],
+         ["touch", "a", "b", "--git"], ["skill", "set", "n", "off"], ["resolve", "skill://x/y"], ["plugins"],
+         ["--cwd", "list", "list"], ["--add-dir", "a", "--add-dir", "b", "list", "--pretty"], ["list", "--bogus"],
+         ["list", "extra"], ["budget", "--model", "m", "--context-window", "1"], ["skill", "set", "n", "sideways"],
+         ["--demo", "list", "--json"], ["--cw", "X", "list"], ["list", "--help"], ["nothing"], [], ["--version"]]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a) or "none")
+def test_the_one_command_parser_reads_as_the_whole_parser(argv):
+    """Where `_named_command` names a command, its parser alone gives the whole parser's namespace; what it cannot
+    read (an error) is left to the whole parser, which then fails too."""
+    import contextlib
+
+    whole: argparse.Namespace | None = None
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            whole = cli.build_parser().parse_args(argv)
+        except SystemExit:
+            pass
+    command = cli._named_command(argv)
+    if command is None:
+        return
+    try:
+        alone = cli.build_parser(only=command, parser_class=cli._QuietParser).parse_args(argv)
+    except cli._Unsure:
+        assert whole is None, argv  # refused alone only where the whole parser refuses too
+        return
+    assert whole is not None and vars(alone) == vars(whole), argv
+
+
+def test_an_error_is_said_by_the_whole_parser(capsys):
+    assert cli.main(["list", "--bogus"]) == 2
+    assert capsys.readouterr().err == "skilltui: unrecognized arguments: --bogus (see `skilltui --help`)\n"
+
+
 # ---------------------------------------------------------------- the cache is stored after the answer is out
 def _entries(folder) -> dict[str, int]:
     """{name: inode} of the cache folder's entries (a pending store included)."""
