@@ -469,7 +469,12 @@ CAUSE_BY_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
                                    ("[gemini-description-missing]", "description-missing"),
                                    ("[gemini-name-missing]", "name-missing")),
     # runtimes/claude/plugins.py: Claude Code's own words name the field it rejected first
-    "plugin-manifest-invalid": (("plugin.json: name: ", "manifest-name-invalid"),),
+    "plugin-manifest-invalid": (("plugin.json: name: ", "manifest-name-invalid"),
+                                ("plugin.json is not valid JSON", "manifest-unparsable"),
+                                ("plugin.json: manifest must be an object", "manifest-unparsable")),
+    # checks/delivery.py: the plugin check reads the same plugin.json
+    "plugin-manifest-missing": ((" is not valid JSON", "manifest-unparsable"),
+                                (" is not a JSON object", "manifest-unparsable")),
 }
 LENS_NAMES = {"claude": "Claude Code", "codex": "Codex", "omp": "oh-my-pi", "gemini": "Gemini CLI",
               "spec": "Agent Skills spec", "plugin": "plugin consistency", "skill": "links", "agy": "AGY delivery"}
