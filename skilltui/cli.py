@@ -260,7 +260,8 @@ def _cached_chunks(args: argparse.Namespace, opts: Options,
     if args.no_cache or args.demo:
         return compute(opts)
     return cache.cached_chunks(_cache_parts(args, opts), opts.env,
-                               lambda env: compute(replace(opts, env=env)))  # type: ignore[arg-type]
+                               lambda env: compute(replace(opts, env=env)),  # type: ignore[arg-type]
+                               later=_AFTER_EXIT if _LEAVING else None)
 
 
 def _write_chunks(chunks: Sequence[bytes]) -> None:
@@ -363,13 +364,15 @@ def _compact_chunks(data: dict[str, object], skills: list[Skill], ensure_ascii: 
 @contextlib.contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     """Cyclic GC paused: building and encoding a big catalog's JSON makes tens of thousands of containers and no
-    cycles, and the collector's passes over them cost a few percent of a `list` run."""
+    cycles, and the collector's passes over them cost a few percent of a `list` run. When the program ends right
+    after the command (`run`), it stays paused: the first allocation after `gc.enable()` would start a pass over
+    every object the command made (30-50 ms on a 6,000-skill tree), after the answer is out and for nothing."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if was_enabled:
+        if was_enabled and not _LEAVING:
             gc.enable()
 
 
@@ -635,6 +638,10 @@ COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins
 
 
 _TUI_STARTED = False  # set when main() runs the TUI: its threads and terminal get the interpreter's usual exit
+_LEAVING = False  # set by run(): the process ends when the command returns (main() called in a process goes on)
+# Work for after the answer is out (storing a new cached answer): run() does it in a detached process, so neither
+# the caller's wait for this process nor its read of the output waits for it.
+_AFTER_EXIT: list[Callable[[], None]] = []
 
 
 def run() -> NoReturn:
@@ -642,6 +649,8 @@ def run() -> NoReturn:
     teardown. Freeing a big catalog's objects one by one at exit took longer than a cold `list --json` spends on
     its answer; the process ends anyway. The exit handlers still run (the demo removes its folder), and stdout
     and stderr are flushed."""
+    global _LEAVING
+    _LEAVING = True
     code = main()
     if _TUI_STARTED:
         raise SystemExit(code)
@@ -653,7 +662,20 @@ def run() -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
             pass
+    if _AFTER_EXIT:
+        from skilltui import parallel
+
+        if not parallel.detached(_after_exit):
+            _after_exit()  # no process could be made: done here, as main() called in a process does
     os._exit(code)
+
+
+def _after_exit() -> None:
+    for work in _AFTER_EXIT:
+        try:
+            work()
+        except Exception:  # storing for next time is never worth a failure of this run
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,33 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1 and cpus() > 1
 
 
+def detached(fn: Callable[[], object]) -> bool:
+    """Runs `fn()` in a forked child that outlives this process, with its standard streams on /dev/null, so that
+    whoever waits for this process's exit or output is not kept waiting for it. False (and nothing run) when no
+    child can be made here (no fork, or other threads: one of them could hold a lock the child needs)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(null)
+        return False
+    if pid:
+        os.close(null)
+        return True
+    try:  # the child: let go of the caller's pipes first (their reader sees end-of-file once this process is gone)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.setsid()  # out of the caller's process group: a Ctrl-C there is not for this work
+        fn()
+    finally:
+        os._exit(0)
+
+
 def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Callable[[T], Any]) -> list[Any] | None:
     """Runs `here(first half)` in this process while a forked child computes `there(item)` for each item of the
     second half. Returns the second half's results in order (None for an item the child could not compute or send),

@@ -396,6 +396,106 @@ def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
     assert b"Traceback" not in err and proc.returncode in (0, 120), err
 
 
+# ---------------------------------------------------------------- the cache is stored after the answer is out
+def _entries(folder) -> dict[str, int]:
+    """{name: inode} of the cache folder's entries (a pending store included)."""
+    return {p.name: p.stat().st_ino for p in folder.iterdir()} if folder.exists() else {}
+
+
+def _settled(folder, timeout: float = 60.0) -> dict[str, int]:
+    """The cache folder's entries once no store is under way (a detached writer may still be at work)."""
+    import time
+
+    from skilltui import cache
+
+    store = cache.Store(str(folder))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = [p.name for p in folder.iterdir() if p.name.startswith(".pending-")] if folder.exists() else []
+        if not pending:
+            return _entries(folder)
+        store.wait_for_writer(pending[0][len(".pending-"):], timeout=1.0)
+        time.sleep(0.01)
+    raise AssertionError(f"a store was still under way after {timeout} s: {_entries(folder)}")
+
+
+def test_the_program_stores_its_answer_after_answering_and_the_next_run_uses_it(tmp_path):
+    """`python -m skilltui list --json` (cli.run) writes a new answer to the cache in a detached process once the
+    answer is out; the same command run right after waits for that store if need be, and is answered from it (a
+    run that computed again would have replaced the entry: another inode)."""
+    build(tmp_path, {**{f"home/.claude/skills/s{i}/SKILL.md": md(f"Skill {i}") for i in range(30)}, "proj/x": ""})
+    where = ["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    folder = tmp_path / "cache" / "skilltui"
+    answers, settled = [], []
+    for _ in range(2):
+        proc = _program(tmp_path, *where, "list", "--json")
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and err == b"", err
+        answers.append(out)
+        settled.append(_settled(folder))
+    assert answers[0] == answers[1] == _plain_answer(tmp_path, include_all=False)
+    assert len(settled[0]) == 1 and not next(iter(settled[0])).startswith(".")  # one entry, no pending file left
+    assert settled[1] == settled[0]  # the second run was answered from the first's entry
+
+
+def test_a_run_that_misses_waits_for_the_store_under_way(tmp_path):
+    """A store reserved and not yet written (a detached writer at work): a run that misses waits for it, then uses
+    what it wrote, without computing. Deterministic: the reader cannot get past the lock before it is released."""
+    import threading
+
+    from skilltui import cache
+
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    (tmp_path / "f").write_text("content")
+    calls = []
+
+    def compute(e) -> list[bytes]:
+        calls.append(1)
+        os.stat(tmp_path / "f")
+        return [b"the answer"]
+
+    store, key = cache.Store(cache.cache_dir(env)), cache.key_of("k")
+    with cache.recording(env) as rec:
+        compute(env)
+    fd = store.reserve(key)
+    assert fd is not None and store.reserve(key) is None  # one writer at a time
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(cache.cached_chunks("k", env, compute)))
+    reader.start()
+    reader.join(timeout=0.2)  # it waits on the lock (or has not looked yet): either way it cannot have computed
+    assert calls == [1]
+    store.put_bytes(key, rec, [b"the answer"], fd)
+    reader.join(timeout=60)
+    assert not reader.is_alive() and got == [[b"the answer"]] and calls == [1]
+
+
+def test_an_abandoned_store_neither_blocks_nor_stays(tmp_path):
+    """A pending file no process holds (its writer was killed): a reader does not wait for it, and the next store
+    replaces it."""
+    from skilltui import cache
+
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    store, key = cache.Store(cache.cache_dir(env)), cache.key_of("k")
+    fd = store.reserve(key)
+    assert fd is not None
+    os.close(fd)  # what a killed writer leaves: the file, unlocked
+    assert store.wait_for_writer(key, timeout=30) is True  # no wait: nobody holds it
+    assert cache.cached_chunks("k", env, lambda e: [b"fresh"]) == [b"fresh"]
+    assert cache.cached_chunks("k", env, lambda e: [b"not used"]) == [b"fresh"]
+    assert sorted(_entries(tmp_path / "cache" / "skilltui")) == [key]
+
+
+def test_main_in_a_process_leaves_cyclic_gc_on(tmp_path, capsys):
+    """Only the program, which ends after the command, leaves the collector paused after `list --json`."""
+    import gc
+
+    build(tmp_path, {"home/.claude/skills/a/SKILL.md": md("A"), "proj/x": ""})
+    assert gc.isenabled()
+    assert cli.main(["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir",
+                     str(tmp_path / "managed"), "list", "--json", "--no-cache"]) == 0
+    assert gc.isenabled() and '"a"' in capsys.readouterr().out
+
+
 # ---------------------------------------------------------------- one skill's JSON text without its dict
 OPTIONAL = st.none() | TEXT
 

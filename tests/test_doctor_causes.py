@@ -115,6 +115,19 @@ def test_each_lens_is_who_found_it_not_the_codes_prefix(tmp_path):
     assert all("plugin.json: name: " not in d.message for d in other)
 
 
+@pytest.mark.parametrize("manifest", ["[1]\n", "{not json\n"])
+def test_a_plugin_json_that_does_not_parse_is_one_finding(tmp_path, manifest):
+    """Claude Code rejects a plugin.json that is not a JSON object, or not JSON (oracle: "manifest must be an
+    object"), and the plugin check reads the same file: one finding, both lenses."""
+    case = next(c for c in fixturelib.cases() if c.name == "list-reads-broken-cached-manifest")
+    tree, _ = fixturelib.load(case)
+    root = fixturelib.materialise(tree, tmp_path)
+    path = root / tree.home / ".claude/plugins/cache/mkt/e/1.0.0/.claude-plugin/plugin.json"
+    path.write_text(manifest)
+    diags = [d for d in doctor.run(fixturelib._claude_options(tree, root), ("claude",)) if d.path == str(path)]
+    assert [(d.code, set(d.lenses)) for d in diags] == [("plugin-manifest-invalid", {"Claude Code", "plugin consistency"})]
+
+
 def test_demo_yaml_retry_is_one_finding(tmp_path, monkeypatch, capsys):
     """The demo's yaml-retry: Claude Code loads it only after its quoting retry and the spec's strict YAML refuses
     it. One fact, said once, with both lenses; the text output names them."""

@@ -146,12 +146,13 @@ def _manifest(root: str | None, diags: list[Diagnostic]) -> tuple[dict[str, Any]
         return {}, f"Manifest parse error: {error} (in {path})"
     if not exists:
         return {}, None
-    if not isinstance(data, dict):
-        return {}, f"Manifest validation failed: Invalid input: expected object (in {path})"
-    problem = manifest_problem(data)
+    if isinstance(data, dict):
+        problem, fix = manifest_problem(data), "Fix this field of plugin.json"
+    else:
+        data, problem, fix = {}, "manifest must be an object", "Make plugin.json one JSON object ({ ... })"
     if problem:
         diags.append(Diagnostic("error", "plugin-manifest-invalid", path, f"plugin.json: {problem}; Claude Code loads nothing of this plugin",
-                                fix="Fix this field of plugin.json"))
+                                fix=fix))
         return data, f"Manifest validation failed: {problem} (in {path})"
     return data, None
 
@@ -310,8 +311,9 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
                                   f"{applying[0].install_path}")
         elif fallback is not None:
             plugin.list_root = fallback
-            plugin.manifest, _ = _manifest(fallback, [])  # no items come of it (no root): plugin list reads it
-            plugin.load_errors = _missing_paths(plugin, fallback)
+            # no items come of it (no root): plugin list reads it, and reports a broken one (observed)
+            plugin.manifest, list_error = _manifest(fallback, [])
+            plugin.load_errors = [list_error] if list_error else _missing_paths(plugin, fallback)
     if plugin.fixed_block is None:
         if not plugin.read_from_folder and not _CACHE_NAME.match(name):
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
