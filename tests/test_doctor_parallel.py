@@ -106,6 +106,7 @@ def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypa
         return real(catalog, s, body)
 
     monkeypatch.setattr(invisible, "body_findings", flaky)  # the forked children inherit it
+    monkeypatch.setattr(doctor, "_early", lambda path, text, fm: None)  # every skill through the pass's lenses
     one = _json(doctor.run(opts, ("claude",)))
     failed = [d for d in one if d["code"] == "doctor-check-failed"]
     assert len(failed) == 1 and "other skills" in failed[0]["message"]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilltui import frontmatter
 from skilltui.frontmatter import FileFrontmatter, claude_body, parse_claude, read_capped
 from skilltui.model import (
     CONDITIONAL,
@@ -342,8 +343,10 @@ def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | Non
 
 
 def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
-    text, _, _, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
+    text, _, truncated, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
     fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
+    if frontmatter.ON_READ and not (truncated or invalid_utf8):  # a caller's work on the text (the doctor's checks)
+        frontmatter.after_read(path, text, fm)
     # ... so the description fallback is taken now, when there can be a need for it.
     desc = fm.data.get("description")
     usable = isinstance(desc, (bool, int, float)) or (isinstance(desc, str) and desc.strip())
@@ -352,14 +355,15 @@ def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str |
 
 # Below this many files to parse, a cold scan stays in one process (a fork and the transfer cost a few ms).
 PARALLEL_MIN_FILES = 400
-Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None]
+Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None,
+                object]
 
 
 def _parse_compact(item: tuple[str, os.stat_result]) -> Compact:
     """`_parse_file` as plain values, for a child process to send back (parallel.in_two)."""
     fm, invalid_utf8, body_line = _parse_file(*item)
     return (fm.data, fm.present, fm.status, fm.error, fm.error_line, fm.body_line, fm.early_close, fm.raw, invalid_utf8,
-            body_line)
+            body_line, frontmatter.READ_EXTRAS.pop(item[0], None))  # the caller's per-file work goes back with it
 
 
 def _prefill(scan: _Scan, skills: list[Skill]) -> None:
@@ -437,7 +441,9 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object])
 
 
 def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
-    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
+    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line, extra = compact
+    if extra is not None:
+        frontmatter.READ_EXTRAS[path] = extra
     fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close, raw)
     _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
 
