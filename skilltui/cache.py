@@ -26,7 +26,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
-import hashlib
 import io
 import json
 import os
@@ -35,7 +34,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hashlib import sha256
+else:
+    try:  # the built-in SHA-256 (same digests): importing hashlib loads OpenSSL, a few ms of every cached run
+        from _sha256 import sha256
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import sha256
 
 FORMAT = 2  # 2: the observations as columns (paths, one letter of kind each, flat signatures): half the encoding time
 _KIND_LETTER = {"stat": "s", "lstat": "l", "list": "d"}  # upper case: the path was missing
@@ -44,6 +51,7 @@ RACY_NS = 1_000_000_000  # a change this close to the recording may not have mov
 MAX_ENTRIES = 64
 MAX_ANSWER = 64 << 20
 MAX_HASHED = 4 << 20  # a racy file larger than this is not cached
+WRITER_WAIT_S = 5.0  # a run that misses waits this long at most for a store under way (a detached writer)
 
 Signature = tuple[int, int, int, int, int, int] | None  # (dev, ino, size, mtime_ns, ctime_ns, mode); None: missing
 # The real functions, for the cache's own looks while `recording` wraps them.
@@ -71,15 +79,15 @@ def _content_hash(path: str, sig: Signature) -> str | None:
     mode = sig[5]
     try:
         if stat.S_ISDIR(mode):
-            return hashlib.sha256("\0".join(sorted(_listdir(path))).encode("utf-8", "surrogateescape")).hexdigest()
+            return sha256("\0".join(sorted(_listdir(path))).encode("utf-8", "surrogateescape")).hexdigest()
         if stat.S_ISREG(mode) and sig[2] <= MAX_HASHED:
             fd = _open(path, os.O_RDONLY | os.O_NONBLOCK)
             try:
-                return hashlib.sha256(os.read(fd, MAX_HASHED + 1)).hexdigest()
+                return sha256(os.read(fd, MAX_HASHED + 1)).hexdigest()
             finally:
                 os.close(fd)
         if stat.S_ISLNK(mode):
-            return hashlib.sha256(os.fsencode(_readlink(path))).hexdigest()
+            return sha256(os.fsencode(_readlink(path))).hexdigest()
     except (OSError, ValueError):
         return None
     return None
@@ -296,7 +304,7 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def key_of(parts: object) -> str:
-    return hashlib.sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
+    return sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
 
 
 class Store:
@@ -346,11 +354,88 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
-    def put_bytes(self, key: str, rec: Recording, answer: bytes | Sequence[bytes]) -> None:
+    def _pending(self, key: str) -> str:
+        return os.path.join(self.folder, f".pending-{key}")
+
+    def reserve(self, key: str) -> int | None:
+        """The file the entry for `key` is written in (then renamed to its name), created here exclusively with
+        mode 0600 and locked (flock) until it is closed: a reader that misses while it is locked waits for it
+        (`wait_for_writer`). None when another writer holds it or the folder is not safe to write in."""
+        if not self._private_folder():
+            return None
+        import fcntl
+
+        path = self._pending(key)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                if not self._drop_abandoned(path):
+                    return None
+                continue
+            except OSError:
+                return None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # only the other writer that just made it could hold it
+                os.close(fd)
+                return None
+            return fd
+        return None
+
+    @staticmethod
+    def _drop_abandoned(path: str) -> bool:
+        """Remove a pending file no writer holds (one that was killed); False when a writer still holds it."""
+        import fcntl
+
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return True  # gone meanwhile
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.path.samestat(os.fstat(fd), os.lstat(path)):  # still that file, not one a new writer just made
+                os.unlink(path)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    def wait_for_writer(self, key: str, timeout: float = WRITER_WAIT_S) -> bool:
+        """Wait (at most `timeout` seconds) while a writer holds the pending file for `key`; True when there was
+        one and it is done, so a fresh look may find its entry."""
+        import fcntl
+
+        try:
+            fd = os.open(self._pending(key), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False  # no writer under way (the common miss)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    return True
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return False
+                    time.sleep(0.002)
+                except OSError:
+                    return False
+        finally:
+            os.close(fd)
+
+    def put_bytes(self, key: str, rec: Recording, answer: bytes | Sequence[bytes], fd: int | None = None) -> None:
         """Store the answer (bytes, or pieces of it written one after the other) with its observations; silently
-        nothing when it cannot be stored safely."""
+        nothing when it cannot be stored safely. `fd`: the file `reserve(key)` gave (it is closed here), else the
+        entry is reserved here."""
         chunks = [answer] if isinstance(answer, bytes) else answer
         if sum(map(len, chunks)) > MAX_ANSWER or not self._private_folder():
+            if fd is not None:
+                self._abandon(key, fd)
             return
         racy_from = rec.started_ns - RACY_NS
         paths: list[str] = []
@@ -365,22 +450,22 @@ class Store:
                 sigs += sig
                 if sig[3] >= racy_from or sig[4] >= racy_from:
                     digest = _content_hash(path, sig)
-                    if digest is None:
-                        return  # changed just now and cannot be pinned down: do not store
+                    if digest is None:  # changed just now and cannot be pinned down: do not store
+                        if fd is not None:
+                            self._abandon(key, fd)
+                        return
                     digests[str(len(paths))] = digest
             paths.append(path)
             kinds.append(letter)
         entry = {"format": FORMAT, "env": rec.env.seen if rec.env is not None else {}, "paths": paths,
                  "kinds": "".join(kinds), "sigs": sigs, "digests": digests}
-        # A fresh name in our private folder, created exclusively with mode 0600 (what tempfile.mkstemp does,
-        # without importing tempfile, shutil and random into every cold run).
-        tmp = os.path.join(self.folder, f".entry-{os.getpid()}-{os.urandom(6).hex()}")
+        if fd is None:
+            fd = self.reserve(key)
+            if fd is None:
+                return  # another writer has it in hand, or the folder cannot take it
+        tmp = self._pending(key)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except OSError:
-            return  # not ours to remove (EEXIST), or the folder cannot take it
-        try:
-            with os.fdopen(fd, "wb") as f:
+            with os.fdopen(fd, "wb") as f:  # closing it, after the rename, lets a waiting reader in
                 # json.dumps(entry) + "\n", written value by value: a big tree's columns are not held twice more
                 for i, (name, value) in enumerate(entry.items()):
                     f.write(f'{"," if i else "{"}"{name}":'.encode())
@@ -388,12 +473,18 @@ class Store:
                 f.write(b"}\n")
                 for chunk in chunks:
                     f.write(chunk)
-            os.replace(tmp, os.path.join(self.folder, key))
+                f.flush()
+                os.replace(tmp, os.path.join(self.folder, key))
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             return
         self._trim()
+
+    def _abandon(self, key: str, fd: int) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self._pending(key))
+        os.close(fd)
 
     def _trim(self) -> None:
         try:
@@ -412,19 +503,30 @@ def cached_answer(parts: object, env: Mapping[str, str], compute: Callable[[Mapp
     return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
-def cached_chunks(parts: object, env: Mapping[str, str],
-                  compute: Callable[[Mapping[str, str]], Sequence[bytes]]) -> Sequence[bytes]:
+def cached_chunks(parts: object, env: Mapping[str, str], compute: Callable[[Mapping[str, str]], Sequence[bytes]],
+                  later: list[Callable[[], None]] | None = None) -> Sequence[bytes]:
     """`compute(env)` as UTF-8 pieces (never joined: a big answer is not held twice), or its stored answer for the
-    same `parts` on an unchanged tree and environment, as one piece."""
+    same `parts` on an unchanged tree and environment, as one piece.
+
+    `later`: the store of a new answer is appended there instead of done, for the caller to run once the answer is
+    out (the command line does it in a detached process). The entry is reserved now, so a run that starts after
+    this one has answered and misses waits for that store (`Store.wait_for_writer`) and then finds it."""
     if not enabled(env):
         return compute(env)
     store, key = Store(cache_dir(env)), key_of(parts)
     hit = store.get_bytes(key, env)
+    if hit is None and store.wait_for_writer(key):
+        hit = store.get_bytes(key, env)
     if hit is not None:
         return [hit]
     with recording(env) as rec:
         chunks = compute(rec.env if rec.env is not None else env)
-    store.put_bytes(key, rec, chunks)
+    if later is None:
+        store.put_bytes(key, rec, chunks)
+    else:
+        fd = store.reserve(key)
+        if fd is not None:
+            later.append(lambda: store.put_bytes(key, rec, chunks, fd))
     return chunks
 
 

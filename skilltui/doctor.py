@@ -9,11 +9,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from skilltui import budget, refs
+from skilltui import budget, frontmatter, refs
 from skilltui.checks import conformance, delivery, invisible
 from skilltui.frontmatter import FileFrontmatter, claude_body
-from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Skill
+from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Severity, Skill
 from skilltui.runtimes import discover, get
+from skilltui.text import invisible_chars
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -47,14 +48,18 @@ def _wants_conformance(s: Skill) -> bool:
 
 def skill_link_findings(catalog: Catalog, s: Skill, body: str) -> list[Diagnostic]:
     assert s.frontmatter is not None and s.skill_dir is not None
+    return _link_findings(s.path, s.skill_dir, body, s.frontmatter.body_line, catalog.runtime)
+
+
+def _link_findings(path: str | None, skill_dir: str, body: str, body_line: int, runtime: str | None) -> list[Diagnostic]:
     out = []
-    for ref in refs.broken_references(body, s.skill_dir, s.frontmatter.body_line):
+    for ref in refs.broken_references(body, skill_dir, body_line):
         if not ref.inside_skill_dir:
-            out.append(Diagnostic("warning", "skill-link-escapes", s.path, f"link {ref.link!r} {ref.problem}", ref.line,
-                                  fix="Copy the file into the skill folder and link it relatively", runtime=catalog.runtime))
+            out.append(Diagnostic("warning", "skill-link-escapes", path, f"link {ref.link!r} {ref.problem}", ref.line,
+                                  fix="Copy the file into the skill folder and link it relatively", runtime=runtime))
         else:
-            out.append(Diagnostic("warning", "skill-link-broken", s.path, f"link {ref.link!r}: {ref.problem}", ref.line,
-                                  fix="Fix the path or add the missing file", runtime=catalog.runtime))
+            out.append(Diagnostic("warning", "skill-link-broken", path, f"link {ref.link!r}: {ref.problem}", ref.line,
+                                  fix="Fix the path or add the missing file", runtime=runtime))
     return out
 
 
@@ -92,28 +97,52 @@ class _Lens:
 _Item = tuple[Skill, bool, bool, bool]  # a skill and which lenses want it: links, body, conformance
 
 PARALLEL_MIN = 300  # skills per process before another process pays for its fork and the findings' trip back
-# What this process does after the pass (listing and budget checks, the merge, the JSON), in pass items: measured on
-# the bench tree (about a fifth of the pass), so the parts end together.
-REST_PER_ITEM = 0.2
+# What this process does after the pass (the listing check, the merge, the JSON), in pass items: measured on the bench
+# tree (about a tenth of the pass), so the parts end together.
+REST_PER_ITEM = 0.1
 
 
 @dataclass
 class Then:
-    """Work that does not depend on the pass (the plugin checks): done by the last forked child beside its part, else
-    by this process after the pass. `weight` is its cost in pass items."""
+    """Work that needs the catalog but not the pass (the budget and plugin checks): done by a forked child beside the
+    pass's last part (or beside this process's own work when the pass has no parts), else by this process. `weight`
+    is its cost in pass items."""
 
     run: Callable[[], list[Diagnostic]]
     weight: int = 0
 
 
 def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
-               workers: int = 1, then: Then | None = None) -> list[Diagnostic]:
+               workers: int = 1, then: Then | None = None,
+               early: dict[str, object] | None = None) -> Callable[[], list[Diagnostic]]:
     """The lenses that read a skill's file (links, invisible characters in the body, Agent Skills conformance), skill
     by skill: each SKILL.md is read once and its bytes shared (each lens used to read it again). `conformed` holds the
-    folders already checked for conformance (one check per folder, whichever runtime found it first). With
-    `workers` > 1 (the command line, where fork exists) a big pass is cut in parts, all but the first run by forked
-    children that share the catalog copy-on-write; the findings are the same, in the same order. Returns the findings
-    of `then`."""
+    folders already checked for conformance (one check per folder, whichever runtime found it first). `early`: what
+    `_early` found where discovery read the files (frontmatter.READ_EXTRAS): an entry it covers takes those findings,
+    and only the others are read here. With `workers` > 1 (the command line, where fork exists) a big pass is cut in
+    parts, all but the first run by forked children that share the catalog copy-on-write; the findings are the same,
+    in the same order. `then` runs in a forked child too: beside this whole pass when discovery did the lenses' work
+    (the pass is then short), else with the pass's last part. Returns the call that gives the findings of `then`
+    (waiting for its child, if one runs it)."""
+    forks = workers > 1 and hasattr(os, "fork")
+    beside = _fork_pass(catalog, [], then) if forks and early and then is not None \
+        and then.weight >= PARALLEL_MIN // 2 else None
+    try:
+        extra = _pass(catalog, conformed, links, bodies, conformance_, workers if forks else 1,
+                      then if beside is None else None, early)
+    except BaseException:
+        if beside is not None:
+            beside()  # the child is reaped whatever happened here
+        raise
+    if beside is None:
+        return lambda: extra
+    assert then is not None
+    return lambda: _then_from(beside, then)
+
+
+def _pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
+          workers: int, then: Then | None, early: dict[str, object] | None) -> list[Diagnostic]:
+    """`skill_pass` once `then` has a child of its own or not: the findings of `then` when it ran here."""
     items: list[_Item] = []
     for s in catalog.skills:
         want_links, want_body = _wants_links(s), s.status == LISTED
@@ -121,9 +150,19 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
         if want_conf:
             assert s.skill_dir is not None
             conformed[s.skill_dir] = None
-        if want_links or want_body or want_conf:
+        if not (want_links or want_body or want_conf):
+            continue
+        done = _early_of(s, early) if early else None
+        if done is None:
             items.append((s, want_links, want_body, want_conf))
-    parts = min(workers, len(items) // PARALLEL_MIN) if hasattr(os, "fork") else 1
+            continue
+        # Found in order, like the pass below; the lenses' order within a file is the same, and the findings are
+        # sorted by file and line in the end (sort_unique).
+        if want_links:
+            links.found += [Diagnostic(*row[:6], runtime=catalog.runtime) for row in done[0]]
+        if want_conf:
+            conformance_.found += [Diagnostic(*row) for row in done[1]]
+    parts = min(workers, len(items) // PARALLEL_MIN)
     if parts <= 1:
         _pass_items(catalog, items, links, bodies, conformance_)
         return then.run() if then is not None else []
@@ -150,6 +189,12 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
     return extra
 
 
+def _then_from(wait: Callable[[], _Answer | None], then: Then) -> list[Diagnostic]:
+    """The findings of `then` from the child that ran it; done here when the child failed."""
+    answer = wait()
+    return then.run() if answer is None else answer[3] or []
+
+
 def _cut(items: int, parts: int, weight: int) -> list[tuple[int, int]]:
     """[start, end) of each part's items: equal loads, counting this process's work after the pass (the first part's)
     and `weight` (the last part's)."""
@@ -162,6 +207,51 @@ def _cut(items: int, parts: int, weight: int) -> list[tuple[int, int]]:
         bounds.append(items if n == parts - 1 else max(bounds[-1], min(items, round(bounds[-1] + load))))
     # the first part is this process's and the last carries `weight`: both kept even when they have no items
     return [(bounds[i], bounds[i + 1]) for i in range(parts) if bounds[i] < bounds[i + 1] or i in (0, parts - 1)]
+
+
+# A finding as plain values (the fields of Diagnostic, lenses aside): what `_early` sends across a process boundary.
+_Row = tuple[Severity, str, str | None, str, int | None, str | None, str | None]
+_Early = tuple[list[_Row], list[_Row]]  # a SKILL.md's link findings (runtime left out) and its folder's conformance
+
+
+def _row(d: Diagnostic) -> _Row:
+    return d.severity, d.code, d.path, d.message, d.line, d.fix, d.runtime
+
+
+def _early(path: str, text: str, fm: Frontmatter) -> _Early | None:
+    """The link and conformance lenses on a skill folder's SKILL.md, run where discovery has just read and parsed it
+    (frontmatter.reading_with), on that text: the pass then neither reads the file again nor waits for the catalog to
+    check it. The same calls as `_pass_items` on the same text (valid UTF-8 within both caps: see `_decoded`), so the
+    same findings; the pass uses them only for an entry whose file, folder and parse are these. None where the pass
+    must look itself: not `<folder>/SKILL.md`, invisible characters in the body (that lens needs the catalog's entry),
+    or a lens that failed (the pass reports the failure)."""
+    skill_dir = os.path.dirname(path)
+    if os.path.join(skill_dir, "SKILL.md") != path or not isinstance(fm, FileFrontmatter):
+        return None
+    body = claude_body(text)
+    if invisible_chars(body):
+        return None
+    try:
+        found = _link_findings(path, skill_dir, body, fm.body_line, None)
+        named = conformance.named_exactly(skill_dir)
+        conf = conformance.check(skill_dir, None, _ReadOnce(path, None, text), named)
+    except Exception:
+        return None
+    return [_row(d) for d in found], [_row(d) for d in conf]
+
+
+_SKILL_MD = os.sep + "SKILL.md"
+
+
+def _early_of(s: Skill, extras: dict[str, object]) -> _Early | None:
+    """`_early`'s answer for this entry, when discovery computed one for exactly its file, folder and parse."""
+    fm = s.frontmatter
+    # `_early` answers only for <folder>/SKILL.md, as os.path.join writes it: that folder is the path's head
+    if s.path is None or not isinstance(fm, FileFrontmatter) or fm.path != s.path or s.skill_dir is None \
+            or not s.path.endswith(_SKILL_MD) or s.path[: -len(_SKILL_MD)] != s.skill_dir:
+        return None
+    got = extras.get(s.path)
+    return got if isinstance(got, tuple) and len(got) == 2 else None
 
 
 def _pass_items(catalog: Catalog, items: list[_Item], links: _Lens, bodies: _Lens, conformance_: _Lens) -> None:
@@ -269,10 +359,10 @@ class _ReadOnce:
     text: str | None = None
 
     def __call__(self, path: str) -> tuple[str | None, str | None, bool]:
-        if self.raw is not None and path == self.path:
-            if self.text is not None:  # what skill_md_text gives for a file within the cap: newlines made \n
-                text = self.text
-                return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text), None, False
+        if path == self.path and self.text is not None:  # what skill_md_text gives for a file within the cap: newlines made \n
+            text = self.text
+            return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text), None, False
+        if path == self.path and self.raw is not None:
             return conformance.skill_md_text(self.raw, os.path.basename(path))
         return conformance.read_skill_md(path)
 
@@ -304,6 +394,20 @@ def _plugin_checks(catalog: Catalog, guide: str | None, checked: dict[str, None]
     return Then(run, files // 2)
 
 
+def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | None:
+    """The budget check (when the runtime has a listing budget) and the plugin checks, in this order, as one `Then`."""
+    if not get(catalog.runtime).listing_budget:
+        return plugins
+
+    def run() -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        _guard(out, "the budget check", None, budget_findings, catalog, opts)
+        return out + (plugins.run() if plugins is not None else [])
+
+    # measured on the bench tree: the budget check of 6,000 entries costs about 750 pass items (ICU tables included)
+    return Then(run, (plugins.weight if plugins is not None else 0) + len(catalog.skills) // 8)
+
+
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     """Which entries lose their description at the runtime's default window."""
     view = budget.run(opts, catalog=catalog)
@@ -327,6 +431,17 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is
     used for its runtime instead of discovering again. `workers` > 1 spreads the skill pass over that many processes
     (forked; for a caller with no other threads, such as the command line)."""
+    waiting: list[tuple[int, Callable[[], list[Diagnostic]]]] = []
+    try:
+        return _run(opts, runtimes, known, workers, waiting)
+    except BaseException:
+        for _, join in waiting:  # a child running the budget or plugin checks is waited for, whatever happened
+            join()
+        raise
+
+
+def _run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None, workers: int,
+         waiting: list[tuple[int, Callable[[], list[Diagnostic]]]]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     conformed: dict[str, None] = {}
     conformance_ = _Lens("the Agent Skills conformance check")
@@ -337,7 +452,9 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     for runtime in runtimes:
         o = copy.copy(opts)
         o.runtime = runtime
-        catalog = known if known is not None and runtime == opts.runtime else discover(o)
+        with frontmatter.reading_with(_early) as extras:  # the lenses on each file while discovery has it read
+            catalog = known if known is not None and runtime == opts.runtime else discover(o)
+            early = dict(extras)
         catalogs.append(catalog)
         by_runtime[runtime] = catalog
         for d in catalog.diagnostics:
@@ -348,16 +465,16 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         rt = get(runtime)
         plugins = _plugin_checks(catalog, guide, plugin_roots) if rt.toggles_plugins else None
         links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
-        plugin_found = skill_pass(catalog, conformed, links, bodies, conformance_, workers, plugins)
+        joined = skill_pass(catalog, conformed, links, bodies, conformance_, workers, _beside(catalog, o, plugins),
+                            early)
+        del early
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
         found += bodies.results()
         explain = getattr(rt, "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
-        if rt.listing_budget:
-            _guard(found, "the budget check", None, budget_findings, catalog, o)
-        found += plugin_found
+        waiting.append((len(found), joined))  # the budget and plugin findings go here, once their child is done
     found += conformance_.results()
     if catalogs:
         project = catalogs[0].facts.git_root or opts.cwd
@@ -367,6 +484,9 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                                                agy_skills_dir=env.get(delivery.AGY_SKILLS_ENV) or None,
                                                agy_adapters_dir=env.get(delivery.AGY_ADAPTERS_ENV) or None,
                                                catalogs=by_runtime))
+    while waiting:
+        at, join = waiting.pop()
+        found[at:at] = join()
     return sort_unique(found)
 
 
@@ -436,6 +556,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
     seen: set[tuple[str, str | None, int | None, str]] = set()
     by_cause: dict[tuple[str, str | None], Diagnostic] = {}
+    real = delivery.RealPaths()  # a skill's files share their folders: one lstat per new part, not per part
     out: list[Diagnostic] = []
     for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):
         key = (d.code, d.path, d.line, d.message)
@@ -446,7 +567,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
         if cause is None or d.path is None:
             out.append(d)
             continue
-        where = os.path.realpath(d.path)  # one file reached by two paths is still one file
+        where = real(d.path)  # one file reached by two paths is still one file
         first = by_cause.get((cause, where))
         if first is None:
             by_cause[(cause, where)] = d

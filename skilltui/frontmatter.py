@@ -5,12 +5,14 @@ Other runtimes split and repair frontmatter differently; their modules build on 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import math
 import os
 import re
 import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,37 @@ class FileText:
     truncated: bool  # the file was larger than the cap; text holds only the capped prefix
     invalid_utf8: bool
     ident: tuple[int, int] = (0, 0)  # (device, inode): the same file reached by two paths has one identity
+
+
+# ---------------------------------------------------------------- work done on a file's text where it is read
+# A caller's per-file work (the doctor's checks), run on a SKILL.md's text where a discovery has just read and parsed
+# it, in whichever process did: the file is not read again, and the work shares the discovery's processes. Off unless
+# a caller turns it on (`reading_with`): list and the TUI keep nothing more. What it returns (plain values: it may
+# cross a process boundary) waits in `READ_EXTRAS` by path; a file it did not run on is simply absent.
+ReadHook = Callable[[str, str, "Frontmatter"], object]
+ON_READ: list[ReadHook] = []
+READ_EXTRAS: dict[str, object] = {}
+
+
+@contextlib.contextmanager
+def reading_with(fn: ReadHook) -> Iterator[dict[str, object]]:
+    """Run `fn(path, text, frontmatter)` on each whole, valid UTF-8 file a discovery parses inside the block; yields
+    READ_EXTRAS (emptied on leaving)."""
+    ON_READ.append(fn)
+    try:
+        yield READ_EXTRAS
+    finally:
+        ON_READ.remove(fn)
+        READ_EXTRAS.clear()
+
+
+def after_read(path: str, text: str, fm: Frontmatter) -> None:
+    """Called by a discovery with a file's whole text (valid UTF-8, within its cap) and its parse."""
+    if ON_READ:
+        try:
+            READ_EXTRAS[path] = ON_READ[-1](path, text, fm)
+        except Exception:  # the caller's work never takes a discovery down: that file is just left out
+            READ_EXTRAS.pop(path, None)
 
 
 # Flags for reading a file we stat'ed as regular: O_NONBLOCK so that a FIFO swapped in after the stat cannot block the

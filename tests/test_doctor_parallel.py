@@ -106,6 +106,7 @@ def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypa
         return real(catalog, s, body)
 
     monkeypatch.setattr(invisible, "body_findings", flaky)  # the forked children inherit it
+    monkeypatch.setattr(doctor, "_early", lambda path, text, fm: None)  # every skill through the pass's lenses
     one = _json(doctor.run(opts, ("claude",)))
     failed = [d for d in one if d["code"] == "doctor-check-failed"]
     assert len(failed) == 1 and "other skills" in failed[0]["message"]
@@ -149,3 +150,25 @@ def _children() -> set[int]:
         with open(f"{tasks}/{tid}/children") as fh:
             found.update(int(p) for p in fh.read().split())
     return found
+
+
+def test_the_budget_check_runs_beside_the_pass_with_the_same_finding(tmp_path, small_parts, monkeypatch):
+    """Over budget (a tiny skillListingBudgetFraction): the budget check runs in the child beside the pass, once, and
+    its finding is the one of a single process, in the same place."""
+    opts = _home(tmp_path, 41)
+    settings = tmp_path / "home/.claude/settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "skillListingBudgetFraction": 0.0005}))
+    calls: list[int] = []
+    real = doctor.budget_findings
+
+    def counted(*args):
+        calls.append(os.getpid())
+        return real(*args)
+
+    monkeypatch.setattr(doctor, "budget_findings", counted)
+    one = _json(doctor.run(opts, ("claude",)))
+    assert calls == [os.getpid()]
+    assert [d["code"] for d in one].count("claude-listing-over-budget") == 1
+    calls.clear()
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+    assert calls == []  # it ran in the child

@@ -1116,6 +1116,28 @@ async def test_preview_with_no_skill_selected_has_no_body_to_wait_for(demo):
 
 
 @aio
+async def test_work_ahead_waits_while_keys_come_and_while_the_event_loop_is_busy(demo):
+    """The screens built ahead on the UI thread wait for a quiet moment: a key within QUIET_SECONDS, a check that
+    ran late (the loop was busy: a first visit being built) or a pending frame postpone them, boundedly."""
+    from skilltui.tui import app as app_module
+    from skilltui.tui.textual_private import drawing_pending
+
+    async with running(demo) as (app, pilot):
+        await until(lambda: not drawing_pending(app))
+        now = time.monotonic()
+        app._last_input, app._warm_due = now, now
+        assert app._warm_wait() > app_module.QUIET_SECONDS / 2  # typing: wait
+        app._last_input = now - 10
+        app._warm_due = time.monotonic() - 1.0  # the check runs a second late: the loop was busy
+        waits = [app._warm_wait() for _ in range(app_module.MAX_POSTPONED)]
+        assert all(w > 0 for w in waits)
+        assert app._warm_wait() == 0  # postponed enough: runs anyway (never held back for ever)
+        await until(lambda: not drawing_pending(app))
+        app._warm_due = time.monotonic()
+        assert app._warm_wait() == 0  # quiet, on time, nothing to draw: now
+
+
+@aio
 async def test_a_screen_prepared_in_idle_time_is_drawn_before_its_first_visit(demo):
     """The app builds the other screens while idle (`_prepare_modes`) and draws them from the current state too, so
     a first visit only shows the screen: Budget's listing, table and prompt are there before it is shown."""

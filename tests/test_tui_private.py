@@ -64,17 +64,89 @@ def test_draw_offscreen_renders_a_screen_that_is_not_shown():
     _run(go())
 
 
-def test_adopt_app_stylesheet_marks_a_screen_as_styled():
+class _TrackingApp(private.BatchWakingApp):
+    MODES = {"main": _Main, "other": _Other}
+    DEFAULT_MODE = "main"
+
+
+def test_adopt_app_stylesheet_marks_a_screen_as_styled_unless_a_refresh_is_pending():
+    async def go():
+        app = _TrackingApp()
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            app.theme = "textual-light"  # a stylesheet change bumps the app's count, and the app refreshes
+            await pilot.pause()
+            screen = _Other()
+            assert app._css_update_count > 0 and screen._css_update_count != app._css_update_count
+            assert private.adopt_app_stylesheet(screen, app)
+            assert screen._css_update_count == app._css_update_count
+            app._invalidate_css()  # a change whose refresh has not run yet: Textual's refresh must style the screen
+            later = _Other()
+            assert not private.adopt_app_stylesheet(later, app)
+            assert later._css_update_count != app._css_update_count
+            app.refresh_css()
+            assert private.adopt_app_stylesheet(later, app)
+
+        plain = _App()  # an App that does not note its refreshes: nothing is adopted
+        async with plain.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            assert not private.adopt_app_stylesheet(_Other(), plain)
+
+    _run(go())
+
+
+def test_a_mode_built_on_its_first_visit_is_not_restyled_by_a_css_refresh(monkeypatch):
+    refreshes: list[int] = []
+    original = App.refresh_css
+
+    def counting(self, *args, **kwargs):
+        refreshes.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(App, "refresh_css", counting)
+
+    class _Adopting(_Other):
+        def __init__(self) -> None:
+            super().__init__()
+            private.adopt_app_stylesheet(self, self.app)
+
+    class _Modes(private.BatchWakingApp):
+        MODES = {"main": _Main, "other": _Adopting}
+        DEFAULT_MODE = "main"
+
+    async def go():
+        app = _Modes()
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            assert refreshes  # Textual's own first refresh at start-up
+            refreshes.clear()
+            app.switch_mode("other")
+            await pilot.pause()
+            assert "other screen text" in "\n".join(private.render_lines(app.screen))
+            assert not refreshes  # Textual reparses and restyles everything here for a screen it did not refresh
+
+    _run(go())
+
+
+def test_drawing_pending_while_a_batch_is_open_or_the_screen_waits_for_its_update():
     async def go():
         app = _App()
         async with app.run_test(size=(40, 10)) as pilot:
             await pilot.pause()
-            app.theme = "textual-light"  # a stylesheet change bumps the app's count
-            await pilot.pause()
-            screen = _Other()
-            assert app._css_update_count > 0 and screen._css_update_count != app._css_update_count
-            private.adopt_app_stylesheet(screen, app)
-            assert screen._css_update_count == app._css_update_count
+            for _ in range(500):
+                if not private.drawing_pending(app):
+                    break
+                await asyncio.sleep(0.01)
+            assert not private.drawing_pending(app)
+            with app.batch_update():
+                assert private.drawing_pending(app)
+            app.screen.refresh()
+            assert private.drawing_pending(app)  # a repaint waits for the screen's next update
+            for _ in range(500):
+                if not private.drawing_pending(app):
+                    break
+                await asyncio.sleep(0.01)
+            assert not private.drawing_pending(app)
 
     _run(go())
 
@@ -119,6 +191,44 @@ def test_fixed_cells_table_sizes_without_measuring_and_measures_auto_columns():
 class _AreaApp(App):
     def compose(self) -> ComposeResult:
         yield private.TallTextArea(id="area", read_only=True, soft_wrap=True)
+
+
+def test_tall_text_area_loads_text_given_before_it_has_a_width_once_it_has_one(monkeypatch):
+    from textual.document._wrapped_document import WrappedDocument
+
+    text = "\n".join(f"line {i} " + "word " * (i % 12) for i in range(300))
+    wrapped_at: list[int] = []
+    original = WrappedDocument.wrap
+
+    def counting(self, width, *args, **kwargs):
+        if self.document.line_count == 300:
+            wrapped_at.append(width)
+        return original(self, width, *args, **kwargs)
+
+    monkeypatch.setattr(WrappedDocument, "wrap", counting)
+
+    async def go():
+        app = _AreaApp()
+        async with app.run_test(size=(40, 12)) as pilot:
+            area = app.query_one(private.TallTextArea)
+            await pilot.pause()
+            area.show_text("ready")  # laid out: loaded at once
+            assert area.text == "ready" == area.shown_text
+            late = private.TallTextArea(read_only=True, soft_wrap=True)
+            late.styles.scrollbar_gutter = "stable"  # as the budget's prompt: no second wrap when the bar appears
+            late.show_text(text)  # not mounted, no width: kept until it has one
+            assert late.text == "" and late.shown_text == text
+            await app.screen.mount(late)
+            for _ in range(500):
+                if late.text == text:
+                    break
+                await asyncio.sleep(0.01)
+            assert late.text == text and late.shown_text == text
+            assert wrapped_at and all(w == late.wrap_width > 0 for w in wrapped_at if w)
+            assert sum(1 for w in wrapped_at if w) == 1  # wrapped once, at its width
+            assert any("line 1 word" in line for line in private.render_lines(app.screen))
+
+    _run(go())
 
 
 def test_tall_text_area_keeps_a_height_that_follows_text_and_width():

@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from functools import partial
 
 from textual import events, work
 from textual.app import App
@@ -61,6 +60,12 @@ def import_later_screens() -> None:
 
 POLL_SECONDS = 2.0
 IDLE_SECONDS = 5.0
+# Work done ahead on the UI thread (screens prepared, Markdown warmed) waits until no key has come for this long and
+# the screen is drawn, and runs one piece (a few tens of milliseconds) per turn: a key waits for one piece at most.
+QUIET_SECONDS = 0.3
+QUIET_CHECK_SECONDS = 0.05
+BUSY_LATENESS = 0.02  # a check that runs this much later than asked: the event loop was busy (a screen being built)
+MAX_POSTPONED = 20  # a screen that never stops repainting (an animation) does not hold the work back for ever
 PREVIEW_WAIT_SECONDS = 0.3
 FIRST_FRAME_WAIT_SECONDS = 1.0  # discovery waits for the first frame at most this long
 _GO = Binding.Group("Screens", compact=True)
@@ -105,8 +110,11 @@ class SkilltuiApp(private.BatchWakingApp[int]):
         self._before_write: tuple[data.Loaded, int] | None = None  # to report a toggle's effect once rediscovered
         self.load_error: str | None = None
         self._frozen = False
-        self._warmed = False
-        self.styles_settled = False  # set once start-up styling is over; see BaseScreen
+        self._warm_started = False
+        self._markdown_warm = False
+        self._to_draw: Screen | None = None  # a screen prepared ahead, to be drawn off screen at the next quiet turn
+        self._postponed = 0
+        self._warm_due = 0.0
         self._last_input = time.monotonic()
         self._painted = threading.Event()  # set once the first frame is drawn
 
@@ -140,6 +148,9 @@ class SkilltuiApp(private.BatchWakingApp[int]):
             loaded.store()  # a cache write never delays them
         data.warm_markdown()
         import_later_screens()
+        # the UI thread's own work ahead starts once this thread's imports are done: it would otherwise wait on their
+        # import locks (and fight this thread for the interpreter lock) while the user may already be typing
+        self.call_from_thread(self._start_warm_up)
         diags = data.diagnostics(opts, loaded.catalog)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._diagnosed, loaded, diags)
@@ -164,30 +175,70 @@ class SkilltuiApp(private.BatchWakingApp[int]):
             self._before_write = None
             self._report_effect(before, loaded, chars)
         self.freeze_long_lived()
-        if not self._warmed:
-            self._warmed = True
-            self.call_after_refresh(self._warm_markdown)
-            self.set_timer(0.2, self._prepare_modes)
 
     def _exiting(self) -> bool:
         """True once the app is closing: timers still queued then must not touch screens (ScreenStackError)."""
         return not self.is_running or self.return_code is not None or not self.screen_stack
 
-    async def _prepare_modes(self) -> None:
-        """Build the other screens in the background, one per call and preview first, so that a first visit only
-        shows a screen and does not compose, mount, style, lay out and draw it (0.1-0.3 s each)."""
-        self.styles_settled = True
+    def _start_warm_up(self) -> None:
+        if not self._warm_started and not self._exiting():
+            self._warm_started = True
+            self._next_warm_step(QUIET_CHECK_SECONDS)
+
+    def _next_warm_step(self, delay: float) -> None:
+        self._warm_due = time.monotonic() + delay
+        self.set_timer(delay, self._warm_step)
+
+    def _warm_wait(self) -> float:
+        """0 when work ahead may run now, else how long to wait: a key came within QUIET_SECONDS, or the event loop
+        is busy (this check ran late: a screen is being built) or a frame is pending (postponed a bounded number
+        of times)."""
+        now = time.monotonic()
+        wait = QUIET_SECONDS - (now - self._last_input)
+        if wait > 0:
+            return max(wait, QUIET_CHECK_SECONDS)
+        if (now - self._warm_due > BUSY_LATENESS or private.drawing_pending(self)) and self._postponed < MAX_POSTPONED:
+            self._postponed += 1
+            return QUIET_CHECK_SECONDS
+        self._postponed = 0
+        return 0.0
+
+    async def _warm_step(self) -> None:
+        """One piece of work ahead per quiet turn: warm the Markdown widgets, then build each other screen and draw
+        it off screen, so that a first visit only shows it. Postponed while the user types, a screen is being built
+        or drawn (this check itself ran late), or a frame is pending."""
         if self._exiting():
             return
+        wait = self._warm_wait()
+        if wait:
+            self._next_warm_step(wait)
+            return
+        if self._to_draw is not None:
+            screen, self._to_draw = self._to_draw, None
+            self._draw_unseen(screen)
+        elif not self._markdown_warm:
+            self._markdown_warm = True
+            await self._warm_markdown()
+        elif not await self._prepare_modes():
+            return  # every screen is built: nothing left to do ahead
+        if not self._exiting():
+            self._next_warm_step(QUIET_CHECK_SECONDS)
+
+    async def _prepare_modes(self) -> bool:
+        """Build the next screen not yet built (preview first), to be drawn off screen at the next quiet turn, so
+        that a first visit does not compose, mount, style, lay out and draw it (0.1-0.3 s each); False if none."""
+        if self._exiting():
+            return False
         pending = [mode for mode in ("preview", *self.MODES) if private.mode_screen(self, mode) is None]
         if not pending:
-            return
+            return False
         screen = await private.prepare_mode(self, pending[0])
         if self._exiting():
-            return
+            return False
         for footer in screen.query(StableFooter):
             footer.bindings_changed(screen)  # its keys, which Textual composes only once the screen is shown
-        self.set_timer(0.05, partial(self._draw_unseen, screen))
+        self._to_draw = screen
+        return True
 
     def _draw_unseen(self, screen) -> None:
         """A layout and a frame that is not displayed: each widget's lines are then cached for the first visit."""
@@ -195,10 +246,9 @@ class SkilltuiApp(private.BatchWakingApp[int]):
             return
         if screen is not self.screen:
             draw_ahead = getattr(screen, "draw_ahead", None)
-            if callable(draw_ahead):
-                draw_ahead()  # its data too, so the frame below caches the lines a first visit shows
-            private.draw_offscreen(screen, self.size)
-        self.set_timer(0.05, self._prepare_modes)
+            # its data too, once its widgets have their sizes (text is wrapped once), so the frame caches the lines
+            # a first visit shows
+            private.draw_offscreen(screen, self.size, draw_ahead if callable(draw_ahead) else None)
 
     async def _warm_markdown(self) -> None:
         """Mount (hidden) and drop one small Markdown document, so the first preview does not pay for loading the

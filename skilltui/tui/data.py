@@ -159,6 +159,11 @@ def warm_markdown() -> None:
             "# a\n\nb *c* `d` [e](f) https://g.example/h?i=j, www.example.org, example.com, mail a@b.io, "
             "see docs/README.md and quality/EXPLORATION.md.\n\n> k\n\n| h |\n|---|\n| i |\n\n- j\n1. l\n\n"
             "```\nk\n```\n\n---\n")
+        # the Markdown warm-up on the UI thread highlights a Python fence: Pygments compiles that lexer's patterns
+        # on first use (~0.1 s), here instead
+        from textual.highlight import highlight
+
+        highlight("x = 1\n", language="python")
     except ImportError:  # only a warm-up: the preview says what is missing when it is opened
         pass
 

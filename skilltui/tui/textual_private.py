@@ -7,8 +7,10 @@ Why each is needed:
 - `prepare_mode`/`mode_screen`: building a screen ahead of its first visit (Textual's own first step of
   `switch_mode`, without the switch), so a first visit only shows it (0.1-0.3 s saved per screen).
 - `draw_offscreen`: a layout and one undisplayed frame, so each widget's lines are cached for that first visit.
-- `adopt_app_stylesheet`: a screen built after start-up is styled against the current stylesheet, so the mode switch
-  does not restyle every widget again.
+- `adopt_app_stylesheet`: a screen built while no stylesheet refresh is pending is styled against the current stylesheet
+  as it mounts, so the mode switch need not reparse the stylesheet and restyle every widget again (Textual does that
+  for any screen it has not refreshed itself: ~50-80 ms of a first visit).
+- `drawing_pending`: idle-time work (screens prepared ahead) waits while a switch is still being drawn.
 - `MarkdownFence`: the code-block widget of Textual's Markdown, replaced to highlight safely.
 - `FixedCellsTable`: a DataTable measures every cell of every new row when idle (`_update_dimensions`), to size
   auto-width columns and auto-height rows; with fixed widths and heights that is all discarded work (about a second
@@ -28,7 +30,7 @@ Why each is needed:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from textual.app import App
@@ -39,7 +41,7 @@ from textual.widgets import DataTable, TextArea
 from textual.widgets._data_table import RowKey
 from textual.widgets._footer import FooterKey
 
-__all__ = ["BatchWakingApp", "FixedCellsTable", "FooterKey", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "mode_screen", "prepare_mode", "render_lines"]
+__all__ = ["BatchWakingApp", "FixedCellsTable", "FooterKey", "TallTextArea", "adopt_app_stylesheet", "draw_offscreen", "drawing_pending", "mode_screen", "prepare_mode", "render_lines"]
 # also MarkdownBlock and MarkdownFence, through __getattr__ below
 
 
@@ -58,7 +60,14 @@ ReturnType = TypeVar("ReturnType")
 
 class BatchWakingApp(App[ReturnType], Generic[ReturnType]):
     """An App whose top screen is prompted (`check_idle`) when the last open batch update closes, so a repaint
-    that waited for the batch is not left pending until some unrelated event."""
+    that waited for the batch is not left pending until some unrelated event; it also notes the stylesheet version
+    of its last CSS refresh, for `adopt_app_stylesheet`."""
+
+    _css_refreshed_at: int | None = None
+
+    def refresh_css(self, animate: bool = True) -> None:
+        super().refresh_css(animate)
+        self._css_refreshed_at = self._css_update_count
 
     def _end_batch(self) -> None:
         super()._end_batch()
@@ -98,15 +107,38 @@ async def prepare_mode(app: App, mode: str) -> Screen:
     return screen
 
 
-def draw_offscreen(screen: Screen, size: Size) -> None:
-    """Lay out `screen` at `size` and render one frame that is not displayed (fills the widgets' line caches)."""
+def draw_offscreen(screen: Screen, size: Size, before_render: Callable[[], object] | None = None) -> None:
+    """Lay out `screen` at `size` and render one frame that is not displayed (fills the widgets' line caches).
+    `before_render` runs once the widgets have their sizes (then the screen is laid out again)."""
     screen._refresh_layout(size)
+    if before_render is not None:
+        before_render()
+        screen._refresh_layout(size)
     screen._compositor.render_update(full=True)
 
 
-def adopt_app_stylesheet(screen: Screen, app: App) -> None:
-    """Mark `screen` as styled against the app's current stylesheet (call before it is mounted)."""
+def adopt_app_stylesheet(screen: Screen, app: App) -> bool:
+    """Mark `screen` as styled against the app's current stylesheet (call before it is mounted, or once it is),
+    unless the stylesheet has changed since the app's last CSS refresh (start-up, or a theme change not yet applied:
+    Textual's own refresh must run then); True if marked. Textual sets a screen's mark only in a refresh while the
+    screen is mounted, so even the first screen is otherwise refreshed again when it is shown again."""
+    if getattr(app, "_css_refreshed_at", None) != app._css_update_count:
+        return False
     screen._css_update_count = app._css_update_count
+    return True
+
+
+def drawing_pending(app: App) -> bool:
+    """True while a batch update is open (a mode switch opens one) or the current screen has a layout or repaint
+    still to do."""
+    if app._batch_count:
+        return True
+    try:
+        screen = app.screen
+    except Exception:
+        return False
+    return bool(screen._layout_required or screen._scroll_required or screen._repaint_required
+                or screen._recompose_required or screen._dirty_widgets)
 
 
 def render_lines(screen: Screen) -> list[str]:
@@ -143,7 +175,34 @@ class _KeptHeightDocument(WrappedDocument):
 
 
 class TallTextArea(TextArea):
-    """A TextArea for long text: its wrapped document keeps its height between wraps."""
+    """A TextArea for long text: its wrapped document keeps its height between wraps, and text given before the area
+    has a width (not laid out yet: a screen being built) is loaded once it has one, so it is wrapped once, at that
+    width, and not first at width 0 (each pass over the budget's 6,000-line prompt cost ~10-40 ms)."""
+
+    _pending: str | None = None
+
+    def show_text(self, text: str) -> None:
+        """Show `text` (read-only use): loaded now if the area has a width, else at its first resize."""
+        if self._has_width():
+            self._pending = None
+            if self.text != text:
+                self.load_text(text)
+        else:
+            self._pending = text
+
+    @property
+    def shown_text(self) -> str:
+        """The text shown, or to be shown once the area has a width."""
+        return self.text if self._pending is None else self._pending
+
+    def _has_width(self) -> bool:
+        return bool(self.size.width and (self.wrap_width or not self.soft_wrap))
+
+    def on_resize(self) -> None:
+        if self._pending is not None and self._has_width():
+            text, self._pending = self._pending, None
+            if self.text != text:
+                self.load_text(text)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "wrapped_document" and type(value) is WrappedDocument:

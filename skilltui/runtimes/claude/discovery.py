@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from skilltui import frontmatter
 from skilltui.frontmatter import FileFrontmatter, claude_body, parse_claude, read_capped
 from skilltui.model import (
     CONDITIONAL,
@@ -342,8 +343,10 @@ def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | Non
 
 
 def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
-    text, _, _, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
+    text, _, truncated, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
     fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
+    if frontmatter.ON_READ and not (truncated or invalid_utf8):  # a caller's work on the text (the doctor's checks)
+        frontmatter.after_read(path, text, fm)
     # ... so the description fallback is taken now, when there can be a need for it.
     desc = fm.data.get("description")
     usable = isinstance(desc, (bool, int, float)) or (isinstance(desc, str) and desc.strip())
@@ -352,14 +355,15 @@ def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str |
 
 # Below this many files to parse, a cold scan stays in one process (a fork and the transfer cost a few ms).
 PARALLEL_MIN_FILES = 400
-Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None]
+Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None,
+                object]
 
 
 def _parse_compact(item: tuple[str, os.stat_result]) -> Compact:
     """`_parse_file` as plain values, for a child process to send back (parallel.in_two)."""
     fm, invalid_utf8, body_line = _parse_file(*item)
     return (fm.data, fm.present, fm.status, fm.error, fm.error_line, fm.body_line, fm.early_close, fm.raw, invalid_utf8,
-            body_line)
+            body_line, frontmatter.READ_EXTRAS.pop(item[0], None))  # the caller's per-file work goes back with it
 
 
 def _prefill(scan: _Scan, skills: list[Skill]) -> None:
@@ -379,15 +383,10 @@ def _prefill(scan: _Scan, skills: list[Skill]) -> None:
             _store_compact(path, st, r)
 
 
-def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, st.st_atime_ns,
-            st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _stat_result(f: tuple[int, ...]) -> os.stat_result:
-    """`_stat_fields` back into an os.stat_result (the whole-second and float times rebuilt from the nanoseconds)."""
-    a, m, c = f[7], f[8], f[9]
-    return os.stat_result((*f[:7], a // 10**9, m // 10**9, c // 10**9, a / 1e9, m / 1e9, c / 1e9, a, m, c))
+def _stat_fields(st: os.stat_result) -> tuple[float, ...]:
+    """An os.stat_result as plain values a child process sends: `os.stat_result(fields)` is the same stat again (the
+    ten fields of the tuple, then the float and nanosecond times), made in the child, where it costs nothing."""
+    return (*st, st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
@@ -400,7 +399,7 @@ def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
     return out
 
 
-def _ahead(path: str) -> tuple[tuple[int, ...], Compact | None] | None:
+def _ahead(path: str) -> tuple[tuple[float, ...], Compact | None] | None:
     """What `_scan_skills_dir` and `_load_entry` need of one SKILL.md, as plain values a child process sends back: its
     stat and, for a file that will be read, its parse. None when the stat fails (the scan looks again and explains)."""
     try:
@@ -431,19 +430,20 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object])
             except OSError:
                 pass  # read again, and reported, by _load_entry
 
-    got = parallel.from_both_ends(candidates, first, here, _ahead, cache.observing())
-    for i, r in (got or {}).items():
-        if r is None:
-            continue
+    def take(i: int, r: tuple[tuple[float, ...], Compact | None]) -> None:  # the child's, as it publishes them
         fields, compact = r
-        path, st = candidates[i], _stat_result(fields)
+        path, st = candidates[i], os.stat_result(fields)
         scan.ahead[path] = st
         if compact is not None:
             _store_compact(path, st, compact)
 
+    parallel.from_both_ends(candidates, first, here, _ahead, cache.observing(), take)
+
 
 def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
-    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line = compact
+    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line, extra = compact
+    if extra is not None:
+        frontmatter.READ_EXTRAS[path] = extra
     fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close, raw)
     _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
 
@@ -687,7 +687,8 @@ def _discover(opts: Options) -> Catalog:
         found_plugins.append((plugins, ranked, items))
 
     candidates = _candidates(listed)
-    if len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED:
+    looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
+    if looked_ahead:
         _look_ahead(scan, candidates, lambda: load_plugins(True))
     else:
         load_plugins(False)
@@ -714,7 +715,9 @@ def _discover(opts: Options) -> Catalog:
     found = [s for g in groups for s in g]
     entries = found + plugin_commands + plugin_skills
     fallbacks = {"legacy-command": "Custom command", "plugin": "Plugin skill", "plugin-command": "Plugin command"}
-    _prefill(scan, entries + disabled_items)
+    # After a look-ahead the skills folders' and plugins' files are parsed (what failed is done below, in order):
+    # only the legacy commands are left, and checking 6,000 entries again for nothing cost ~10 ms.
+    _prefill(scan, legacy if looked_ahead else entries + disabled_items)
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
     loaded = {id(s): _as_loaded(s) for s in entries + shipped_before + shipped_after}

@@ -28,11 +28,10 @@ class BaseScreen(Screen):
         self._stale = True
         self._ready = False  # set once the widgets are composed and mounted
         self._focus_when_suspended: bool | None = None
-        if getattr(self.app, "styles_settled", False):
-            # Built after start-up (the app prepares its screens ahead): it is styled against the app's current
-            # stylesheet when mounted, so Textual's mode switch need not reparse the stylesheet and restyle every
-            # widget on the first two visits, as it does for a screen it has not seen refreshed.
-            private.adopt_app_stylesheet(self, self.app)
+        # Built while no stylesheet refresh is pending (any time after start-up, ahead or on a first visit): it is
+        # styled against the app's current stylesheet when mounted, so Textual's mode switch need not reparse the
+        # stylesheet and restyle every widget, as it does for a screen it has not seen refreshed.
+        private.adopt_app_stylesheet(self, self.app)
 
     def compose(self) -> ComposeResult:
         yield TopBar(self.MODE)
@@ -44,6 +43,7 @@ class BaseScreen(Screen):
 
     def on_mount(self) -> None:
         self._ready = True
+        private.adopt_app_stylesheet(self, self.app)  # styled as it mounted (the first screen too)
         for name in self.WATCH:
             self.watch(self.app, name, self._app_changed, init=False)
         self.watch(self.app, "theme", self._app_changed, init=False)

@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Select, Static, TextArea
+from textual.widgets import Input, Select, Static
 
 from skilltui import budget, units, whatif
 from skilltui.runtimes import ModelPreset, get
@@ -131,10 +131,7 @@ class BudgetScreen(BaseScreen):
         self._show_params(params, result)
         self.query_one("#bar", BudgetBar).show(result, palette(self.app))
         self._fill(table, result)
-        prompt = safe(result.prompt, keep_newlines=True)
-        area = self.query_one("#prompt", TextArea)
-        if area.text != prompt:
-            area.load_text(prompt)
+        self.query_one("#prompt", TallTextArea).show_text(safe(result.prompt, keep_newlines=True))
 
     def _other_runtime(self, state, table: LineTable, params_line: Static) -> None:
         """Codex and oh-my-pi render their own prompt with their own limits: show that text and each entry's fate."""
@@ -164,10 +161,7 @@ class BudgetScreen(BaseScreen):
         table.set_rows([(Cell(str(i + 1), "dim", right=True), Cell(safe(e["name"])),
                          Cell(safe(e.get("scope") or e.get("source") or ""), "dim"), Cell(e.get("state", "")))
                         for i, e in enumerate(data.get("entries", []))])
-        area = self.query_one("#prompt", TextArea)
-        prompt = safe(view.text, keep_newlines=True)
-        if area.text != prompt:
-            area.load_text(prompt)
+        self.query_one("#prompt", TallTextArea).show_text(safe(view.text, keep_newlines=True))
 
     def _show_params(self, params: listing.BudgetParams, result: listing.Listing) -> None:
         t = Text(no_wrap=True, overflow="ellipsis")
