@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from treelib import build, md
 
-from skilltui import cli
+from skilltui import cli, parallel
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import discover
 
@@ -206,7 +206,7 @@ def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tm
 
 # ---------------------------------------------------------------- parallel.from_both_ends itself
 BOTH_ENDS = r'''
-import json, os, sys, time
+import json, marshal, os, sys, time
 from skilltui import parallel
 
 mode = sys.argv[1]
@@ -232,13 +232,25 @@ if mode == "child-dies":
     parallel._send = lambda fd, results: os._exit(3)
 elif mode == "child-garbles":
     parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
+elif mode in ("frame-garbled", "frame-out-of-place"):
+    real = marshal.dumps
+    def bad(value):  # the child's frames only: [top, results]
+        if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
+            if mode == "frame-garbled":
+                return b"\x00garbage"
+            if value[0] != 600:  # the second frame on: one place off
+                return real([value[0] - 1, value[1]])
+        return real(value)
+    parallel.marshal = type("M", (), {"dumps": staticmethod(bad), "loads": staticmethod(marshal.loads)})
 elif mode == "fork-fails":
     def no_fork():
         raise OSError("no fork here")
     os.fork = no_fork
-got = parallel.from_both_ends(items, first, here, there, observed)
+taken = []
+got = parallel.from_both_ends(items, first, here, there, observed, lambda i, r: taken.append(i))
 child = {} if got is None else got
 print(json.dumps({
+    "taken": sorted(taken),
     "firsts": len(firsts), "forked": got is not None, "mine": mine, "child": sorted(child),
     "right": all(r == [i * 2, "x" * (i % 5)] for i, r in child.items() if r is not None),
     "failed": sorted(i for i, r in child.items() if r is None),
@@ -270,6 +282,7 @@ def test_both_ends_cover_every_item_once_each_side():
     assert len(child) > 300, "the child worked while this process ran `first`"
     assert got["right"] and got["failed"] == [i for i in child if i % 97 == 0], got
     assert got["observed"] == sorted(f"/p/{i}" for i in child if i % 97) and got["kept_before"], got
+    assert got["taken"] == [i for i in child if i % 97], "every result the child made was handed over once"
 
 
 @pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
@@ -277,6 +290,19 @@ def test_both_ends_without_a_usable_child_do_everything_here(mode):
     got = _both_ends(mode)
     assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
     assert got["child"] == [] and got["observed"] == [], got
+    assert got["taken"] == [], got
+
+
+@pytest.mark.parametrize("mode", ["frame-garbled", "frame-out-of-place"])
+def test_both_ends_with_a_bad_frame_do_the_rest_here(mode):
+    """A published batch that does not decode (the first), or does not continue where the last one ended (the
+    second): nothing more is taken from the child, and this process does every item it did not do itself, those
+    already handed over included."""
+    got = _both_ends(mode)
+    assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
+    assert got["child"] == [] and got["observed"] == [], got
+    first_batch = [i for i in range(600 - parallel.BATCH, 600) if i % 97]
+    assert got["taken"] == ([] if mode == "frame-garbled" else first_batch), got
 
 
 # ---------------------------------------------------------------- the warm run's stat check in two processes
@@ -394,6 +420,44 @@ def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
         proc.kill()
         raise
     assert b"Traceback" not in err and proc.returncode in (0, 120), err
+
+
+# ---------------------------------------------------------------- one command's parser alone
+ARGVS = [["list", "--json"], ["--cwd", "X", "list", "--json", "--all"], ["--cwd=X", "--home=H", "list"],
+         ["--no-cache", "doctor", "--strict", "--json"], ["--runtime", "codex", "show", "pdf"], ["list", "--cwd", "X"],
+         ["plugin", "enable", "x@y", "--scope", "user"], ["budget", "--context-window", "200k", "--json"],
+         ["touch", "a", "b", "--git"], ["skill", "set", "n", "off"], ["resolve", "skill://x/y"], ["plugins"],
+         ["--cwd", "list", "list"], ["--add-dir", "a", "--add-dir", "b", "list", "--pretty"], ["list", "--bogus"],
+         ["list", "extra"], ["budget", "--model", "m", "--context-window", "1"], ["skill", "set", "n", "sideways"],
+         ["--demo", "list", "--json"], ["--cw", "X", "list"], ["list", "--help"], ["nothing"], [], ["--version"]]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a) or "none")
+def test_the_one_command_parser_reads_as_the_whole_parser(argv):
+    """Where `_named_command` names a command, its parser alone gives the whole parser's namespace; what it cannot
+    read (an error) is left to the whole parser, which then fails too."""
+    import contextlib
+
+    whole: argparse.Namespace | None = None
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            whole = cli.build_parser().parse_args(argv)
+        except SystemExit:
+            pass
+    command = cli._named_command(argv)
+    if command is None:
+        return
+    try:
+        alone = cli.build_parser(only=command, parser_class=cli._QuietParser).parse_args(argv)
+    except cli._Unsure:
+        assert whole is None, argv  # refused alone only where the whole parser refuses too
+        return
+    assert whole is not None and vars(alone) == vars(whole), argv
+
+
+def test_an_error_is_said_by_the_whole_parser(capsys):
+    assert cli.main(["list", "--bogus"]) == 2
+    assert capsys.readouterr().err == "skilltui: unrecognized arguments: --bogus (see `skilltui --help`)\n"
 
 
 # ---------------------------------------------------------------- the cache is stored after the answer is out

@@ -383,15 +383,10 @@ def _prefill(scan: _Scan, skills: list[Skill]) -> None:
             _store_compact(path, st, r)
 
 
-def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, st.st_atime_ns,
-            st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _stat_result(f: tuple[int, ...]) -> os.stat_result:
-    """`_stat_fields` back into an os.stat_result (the whole-second and float times rebuilt from the nanoseconds)."""
-    a, m, c = f[7], f[8], f[9]
-    return os.stat_result((*f[:7], a // 10**9, m // 10**9, c // 10**9, a / 1e9, m / 1e9, c / 1e9, a, m, c))
+def _stat_fields(st: os.stat_result) -> tuple[float, ...]:
+    """An os.stat_result as plain values a child process sends: `os.stat_result(fields)` is the same stat again (the
+    ten fields of the tuple, then the float and nanosecond times), made in the child, where it costs nothing."""
+    return (*st, st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
@@ -404,7 +399,7 @@ def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
     return out
 
 
-def _ahead(path: str) -> tuple[tuple[int, ...], Compact | None] | None:
+def _ahead(path: str) -> tuple[tuple[float, ...], Compact | None] | None:
     """What `_scan_skills_dir` and `_load_entry` need of one SKILL.md, as plain values a child process sends back: its
     stat and, for a file that will be read, its parse. None when the stat fails (the scan looks again and explains)."""
     try:
@@ -435,15 +430,14 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object])
             except OSError:
                 pass  # read again, and reported, by _load_entry
 
-    got = parallel.from_both_ends(candidates, first, here, _ahead, cache.observing())
-    for i, r in (got or {}).items():
-        if r is None:
-            continue
+    def take(i: int, r: tuple[tuple[float, ...], Compact | None]) -> None:  # the child's, as it publishes them
         fields, compact = r
-        path, st = candidates[i], _stat_result(fields)
+        path, st = candidates[i], os.stat_result(fields)
         scan.ahead[path] = st
         if compact is not None:
             _store_compact(path, st, compact)
+
+    parallel.from_both_ends(candidates, first, here, _ahead, cache.observing(), take)
 
 
 def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
