@@ -190,8 +190,7 @@ def manifest_problem(data: dict[str, Any]) -> str | None:
 
 
 _VERSION_LIST_NOTE = "Not enabled because its enabledPlugins entry is a version list"
-_BEFORE_ENABLEMENT = (PluginBlock.MARKETPLACE_UNKNOWN, PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE,
-                      PluginBlock.OTHER_PROJECT)
+_BEFORE_ENABLEMENT = (PluginBlock.MARKETPLACE_UNKNOWN, PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE)
 
 
 def apply_enablement(plugin: Plugin, settings: Settings) -> None:
@@ -208,7 +207,19 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
         plugin.enabled = value is True
     if isinstance(value, list):
         plugin.notes.append(_VERSION_LIST_NOTE + ". Only the value true turns on a marketplace plugin")
-    plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
+    plugin.project_enabled = _project_enabled(plugin.id, settings)
+
+
+def _project_enabled(pid: str, settings: Settings) -> bool:
+    """`plugin list`'s projectEnabled: the project settings' entry for the id, else the first entry whose id differs
+    from it only in case (observed: project-enabled-case); only a literal true counts."""
+    decision = settings.decide(pid, ("project",))
+    if decision.source is not None:
+        return decision.value is True
+    src = settings.source("project")
+    entries = src.data.get("enabledPlugins") if src else None
+    low = pid.lower()
+    return isinstance(entries, dict) and next((v for k, v in entries.items() if k.lower() == low), None) is True
 
 
 _INEFFECTIVE = "Disabled in ~/.claude/settings.json but still loads"
@@ -379,7 +390,10 @@ def decide(plugin: Plugin, settings: Settings) -> None:
         plugin.blocked = PluginBlock.NOT_ENABLED
     else:
         plugin.blocked = None
-    if plugin.blocked in _BEFORE_ENABLEMENT:  # a version list's note comes after these checks (observed)
+    # A version list's note comes after these checks, and after "not installed"; a download tried and failed keeps
+    # it (observed: version-list-other-project).
+    if plugin.blocked in _BEFORE_ENABLEMENT or (plugin.blocked == PluginBlock.OTHER_PROJECT
+                                                and not _download_tried(plugin.id, settings)):
         plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
     plugin.loads = plugin.blocked is None
     if plugin.loads or (plugin.blocked == PluginBlock.NO_FILES and plugin.list_root):
@@ -389,11 +403,15 @@ def decide(plugin: Plugin, settings: Settings) -> None:
     _ineffective_disable(plugin, settings)
 
 
+def _download_tried(pid: str, settings: Settings) -> bool:
+    """A plugin with no install record here that user or managed settings turn on is downloaded (and fails offline)."""
+    return settings.decide(pid, ("user",)).value is True or settings.decide(pid, ("managed",)).value is True
+
+
 def _not_installed_error(pid: str, name: str, records: list[InstallRecord], settings: Settings) -> str:
     """No install record here. Enabled only by this project's settings (not by user or managed ones), Claude Code
     says it is not installed; otherwise it tries to download it, which fails offline (observed)."""
-    elsewhere = settings.decide(pid, ("user",)).value is True or settings.decide(pid, ("managed",)).value is True
-    if not elsewhere:
+    if not _download_tried(pid, settings):
         return (f'Plugin "{name}" is enabled in project settings but isn\'t installed — run '
                 f"`claude plugin install {pid} --scope project`")
     where = ", ".join(r.project_path or r.install_path or "?" for r in records)
@@ -642,8 +660,8 @@ def _item_prefix(plugin: Plugin) -> str:
 def list_loaded(plugin: Plugin) -> bool:
     """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
     one whose download/cache it reports as failed (a name with a dot, observed)."""
-    if plugin.list_root is not None:
-        return True
+    if plugin.list_root is not None:  # read from the versioned cache when only its folder is missing (observed)
+        return plugin.blocked == PluginBlock.NO_FILES
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
@@ -653,7 +671,9 @@ def _list_reads_unloaded(plugin: Plugin, settings: Settings) -> bool:
     and nothing else stops it; one that other values name (a user version list, a string, null, a number, {}) or
     no settings name is not read (observed: disabled-plugin-read, seed 6 tree 5; list-reads-named-plugin, seed 7
     tree 19)."""
-    if plugin.kind != "marketplace" or plugin.fixed_block is not None:
+    # nothing stops it but a missing installPath with its versioned cache folder there (observed: seed 14, tree 9)
+    cache_only = plugin.fixed_block == PluginBlock.NO_FILES and plugin.list_root is not None
+    if plugin.kind != "marketplace" or (plugin.fixed_block is not None and not cache_only):
         return False
     if plugin.read_from_folder is None and not _CACHE_NAME.match(plugin.name):
         return False
