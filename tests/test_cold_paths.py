@@ -255,6 +255,8 @@ elif mode in ("frame-garbled", "frame-out-of-place"):
                 return real([value[0] - 1, value[1]])
         return real(value)
     parallel.marshal = type("M", (), {"dumps": staticmethod(bad), "loads": staticmethod(marshal.loads)})
+elif mode == "small-shared":
+    parallel.SHARED_BYTES = 4000  # one batch of these results fits, the next does not
 elif mode == "fork-fails":
     def no_fork():
         raise OSError("no fork here")
@@ -283,10 +285,12 @@ def _both_ends(mode: str) -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_both_ends_cover_every_item_once_each_side():
+@pytest.mark.parametrize("mode", ["fork", "small-shared"])
+def test_both_ends_cover_every_item_once_each_side(mode):
     """The child takes items from the back while this process does its own work, then this process from the front:
-    together every item, the child's results right and in place, its observations merged, a failed item None."""
-    got = _both_ends("fork")
+    together every item, the child's results right and in place, its observations merged, a failed item None. With
+    room in shared memory for one batch only (`small-shared`), the rest comes with the child's last message."""
+    got = _both_ends(mode)
     assert got["forked"] and got["firsts"] == 1, got
     mine, child = got["mine"], got["child"]
     assert mine == list(range(len(mine))), "this process goes from the front, in order"
