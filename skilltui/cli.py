@@ -694,6 +694,15 @@ def run() -> NoReturn:
     if _AFTER_EXIT:
         from skilltui import parallel
 
+        # The caller's pipes are let go of here, before the fork: whoever reads them sees their end now, not once
+        # the new process has been given a CPU to let go of its copies (on a busy machine, tens of ms).
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
         if not parallel.detached(_after_exit):
             _after_exit()  # no process could be made: done here, as main() called in a process does
     os._exit(code)

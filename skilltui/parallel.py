@@ -102,7 +102,7 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
 
 
 BATCH = 128  # results the child publishes at a time (a frame in shared memory), so this process decodes as it goes
-SHARED_BYTES = 256 << 20  # the frames' shared memory: address space only; pages exist once written, freed once read
+SHARED_BYTES = 64 << 20  # the frames' shared memory: address space only; pages exist once written, freed once read
 
 
 def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callable[[T], object],
@@ -258,12 +258,15 @@ class _Frames:
                         self.take(top - 1 - k, r)
                 self.bottom = top - len(results)
                 self.read_to = start + size
-            cut = self.read_to - self.read_to % mmap.PAGESIZE
-            if cut > self.freed and hasattr(mmap, "MADV_REMOVE"):  # what is read goes back to the system
-                self.frames.madvise(mmap.MADV_REMOVE, self.freed, cut - self.freed)
-                self.freed = cut
         except (ValueError, EOFError, TypeError, struct.error, OSError):
             self.broken = True
+        cut = self.read_to - self.read_to % mmap.PAGESIZE
+        if cut > self.freed and hasattr(mmap, "MADV_REMOVE"):  # what is read goes back to the system
+            try:
+                self.frames.madvise(mmap.MADV_REMOVE, self.freed, cut - self.freed)
+                self.freed = cut
+            except OSError:  # not on this system: the pages stay until the mapping is closed
+                self.freed = len(self.frames)
         return not self.broken
 
 

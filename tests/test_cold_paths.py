@@ -139,13 +139,14 @@ def answer(min_files):
         catalog = d.discover(replace(opts, env=rec.env))
     entries = [dict(vars(s), frontmatter=vars(s.frontmatter) if s.frontmatter else None) for s in catalog.skills]
     text = json.dumps([catalog.to_json(), [p.to_json() for p in catalog.plugins], entries], default=repr)
-    return text, sorted(rec.paths.items()), len(calls)
+    kinds = [p.id for p in catalog.plugins if p.kind == "skills-dir"]
+    return text, sorted(rec.paths.items()), len(calls), kinds
 
-one, one_paths, one_calls = answer(10**9)
+one, one_paths, one_calls, one_kinds = answer(10**9)
 slow.append(mode == "fork")
-two, two_paths, two_calls = answer(0)
+two, two_paths, two_calls, two_kinds = answer(0)
 print(json.dumps({"same": one == two, "same_paths": one_paths == two_paths, "files": one_calls,
-                  "parent_parsed": two_calls, "forks": len(forks)}))
+                  "parent_parsed": two_calls, "forks": len(forks), "skills_dir_plugins": two_kinds}))
 '''
 
 
@@ -161,10 +162,12 @@ def _two_process(opts: Options, mode: str = "fork") -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def _varied_tree(root) -> Options:
+def _varied_tree(root, skills_dir_plugin: bool = False) -> Options:
     """Every kind of file the parse meets: plain, quoted, block scalars, lists, the quoting retry, invalid YAML, not a
     mapping, an early close, no frontmatter, invalid UTF-8, a YAML timestamp (a value marshal cannot send: the
-    parent parses that one itself), aliases, CRLF, a big number; plus plugin skills."""
+    parent parses that one itself), aliases, CRLF, a big number; plus plugin skills. Near-misses of the skills-dir
+    plugin check (a folder named like the manifest, a hidden folder with one, a loose file), and with
+    `skills_dir_plugin` one user skill folder that is such a plugin."""
     kinds = [md("Plain"), md('"Quoted: yes"'), "---\ndescription: >\n  folded\n  text\n---\nBody\n",
              "---\ndescription: [a, b]\nname: listy\n---\n", md("Has: colon"), "---\ndescription: [unclosed\n---\n",
              "---\n- a list\n---\nBody\n", "---\ndescription: x---\n---\nBody", "No frontmatter\n# Title\n",
@@ -177,23 +180,33 @@ def _varied_tree(root) -> Options:
         files[f"home/.claude/skills/k{i:03d}/SKILL.md"] = kinds[i % len(kinds)]
     files["proj/.claude/skills/k001/SKILL.md"] = md("Project copy")
     files["proj/.git/HEAD"] = "ref: refs/heads/main\n"
+    files["home/.claude/skills/k007/.claude-plugin/plugin.json/x"] = ""  # a folder where the manifest would be
+    files["home/.claude/skills/.hidden/SKILL.md"] = md("Hidden folder")
+    files["home/.claude/skills/.hidden/.claude-plugin/plugin.json"] = '{"name": "hidden"}'  # never a plugin
+    files["home/.claude/skills/loose.md"] = md("Loose file")
+    if skills_dir_plugin:
+        files["home/.claude/skills/k011/.claude-plugin/plugin.json"] = '{"name": "k011", "version": "1.0.0"}'
     build(root, files)
     home = str(root / "home")
     return Options(cwd=str(root / "proj"), home=home, managed_dir=str(root / "managed"), env={"HOME": home})
 
 
-def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path):
-    got = _two_process(_varied_tree(tmp_path))
+@pytest.mark.parametrize("skills_dir_plugin", [False, True], ids=["no-skills-dir-plugin", "a-skills-dir-plugin"])
+def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path, skills_dir_plugin):
+    """With or without a user skill folder that is a skills-dir plugin (its check is made with the folder's file, in
+    either process, and the plugins loaded again when one is found): the same catalog, plugins and observations."""
+    got = _two_process(_varied_tree(tmp_path, skills_dir_plugin))
     assert got["forks"] >= 1, got  # the child was made (a second one parses what the first could not send back)...
-    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
+    assert got["files"] == 122 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
     assert got["same"] and got["same_paths"], got  # the same catalog, and the answer cache saw the same paths
+    assert got["skills_dir_plugins"] == (["k011@skills-dir"] if skills_dir_plugin else []), got
 
 
 @pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
 def test_a_failed_child_changes_nothing(tmp_path, mode):
     got = _two_process(_varied_tree(tmp_path), mode)
     assert got["same"] and got["same_paths"], got
-    assert got["parent_parsed"] == got["files"] == 121, got  # everything parsed here instead, no traceback
+    assert got["parent_parsed"] == got["files"] == 122, got  # everything parsed here instead, no traceback
 
 
 def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tmp_path):
@@ -242,6 +255,8 @@ elif mode in ("frame-garbled", "frame-out-of-place"):
                 return real([value[0] - 1, value[1]])
         return real(value)
     parallel.marshal = type("M", (), {"dumps": staticmethod(bad), "loads": staticmethod(marshal.loads)})
+elif mode == "small-shared":
+    parallel.SHARED_BYTES = 4000  # one batch of these results fits, the next does not
 elif mode == "fork-fails":
     def no_fork():
         raise OSError("no fork here")
@@ -270,10 +285,12 @@ def _both_ends(mode: str) -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_both_ends_cover_every_item_once_each_side():
+@pytest.mark.parametrize("mode", ["fork", "small-shared"])
+def test_both_ends_cover_every_item_once_each_side(mode):
     """The child takes items from the back while this process does its own work, then this process from the front:
-    together every item, the child's results right and in place, its observations merged, a failed item None."""
-    got = _both_ends("fork")
+    together every item, the child's results right and in place, its observations merged, a failed item None. With
+    room in shared memory for one batch only (`small-shared`), the rest comes with the child's last message."""
+    got = _both_ends(mode)
     assert got["forked"] and got["firsts"] == 1, got
     mine, child = got["mine"], got["child"]
     assert mine == list(range(len(mine))), "this process goes from the front, in order"

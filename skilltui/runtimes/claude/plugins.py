@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -418,8 +419,17 @@ def _not_installed_error(pid: str, name: str, records: list[InstallRecord], sett
             f"Claude Code tries to download/cache plugin {name} and fails without it")
 
 
-def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
-    """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved."""
+def has_manifest(path: str) -> bool:
+    """Whether a user skill folder's `.claude-plugin/plugin.json` is a file: the folder is then a `@skills-dir` plugin
+    (§3 step 7). Most folders are not: os.access answers "no" without raising, for half the cost of isfile's stat."""
+    return os.access(path, os.F_OK) and os.path.isfile(path)
+
+
+def load_plugins(settings: Settings, diags: list[Diagnostic],
+                 manifest_check: Callable[[str], bool] = has_manifest) -> list[Plugin]:
+    """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved.
+    `manifest_check`: `has_manifest`, or a stand-in that answers from checks made elsewhere (a big cold scan makes
+    them with each folder's SKILL.md, in two processes)."""
     pdir = settings.paths.plugins_dir
     installed_path = os.path.join(pdir, "installed_plugins.json")
     installed, error, _ = read_json_file(installed_path, RECORDS_CAP)
@@ -447,11 +457,9 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         entries = os.listdir(skills_dir)
     except OSError:
         entries = []
-    # One check per user skill folder, most of which are not plugins: os.access answers "no" without raising, for
-    # half the cost of the stat behind isfile; string joins spare os.path.join's cost on thousands of names.
-    prefix, manifest = os.path.join(skills_dir, ""), os.sep + os.path.join(".claude-plugin", "plugin.json")
-    found = [n for n in entries if not n.startswith(".") and n != "synced"
-             and os.access(prefix + n + manifest, os.F_OK) and os.path.isfile(prefix + n + manifest)]
+    # One check per user skill folder (string joins spare os.path.join's cost on thousands of names).
+    prefix = os.path.join(skills_dir, "")
+    found = [n for n in entries if not n.startswith(".") and n != "synced" and manifest_check(prefix + n + MANIFEST)]
     for n in found:
         root = os.path.join(skills_dir, n)
         plugin = Plugin(f"{n}@skills-dir", n, "skills-dir", scope="user", install_path=root, root=root,
@@ -478,6 +486,9 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
                                     f'enabledPlugins names "{pid}", which has no install record',
                                     fix=f"Install it (claude plugin install {pid}) or remove the entry"))
     return plugins
+
+
+MANIFEST = os.sep + os.path.join(".claude-plugin", "plugin.json")  # after a user skill folder's path: `has_manifest`'s
 
 
 def load_order(plugins: list[Plugin], settings: Settings) -> list[Plugin]:
