@@ -110,6 +110,9 @@ class Then:
 
     run: Callable[[], list[Diagnostic]]
     weight: int = 0
+    # When it gets a child of its own beside a short pass: the part that child runs and the part done here (this
+    # process has little else to do then), whose findings come in this order.
+    halves: tuple[Then, Then] | None = None
 
 
 def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
@@ -125,19 +128,21 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
     (the pass is then short), else with the pass's last part. Returns the call that gives the findings of `then`
     (waiting for its child, if one runs it)."""
     forks = workers > 1 and hasattr(os, "fork")
-    beside = _fork_pass(catalog, [], then) if forks and early and then is not None \
-        and then.weight >= PARALLEL_MIN // 2 else None
+    away, stay = then.halves if then is not None and then.halves is not None else (then, None)
+    beside = _fork_pass(catalog, [], away) if forks and early and away is not None \
+        and away.weight >= PARALLEL_MIN // 2 else None
     try:
         extra = _pass(catalog, conformed, links, bodies, conformance_, workers if forks else 1,
                       then if beside is None else None, early)
+        kept = stay.run() if beside is not None and stay is not None else []
     except BaseException:
         if beside is not None:
             beside()  # the child is reaped whatever happened here
         raise
     if beside is None:
         return lambda: extra
-    assert then is not None
-    return lambda: _then_from(beside, then)
+    assert away is not None
+    return lambda: _then_from(beside, away) + kept
 
 
 def _pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
@@ -402,10 +407,14 @@ def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | Non
     def run() -> list[Diagnostic]:
         out: list[Diagnostic] = []
         _guard(out, "the budget check", None, budget_findings, catalog, opts)
-        return out + (plugins.run() if plugins is not None else [])
+        return out
 
     # measured on the bench tree: the budget check of 6,000 entries costs about 750 pass items (ICU tables included)
-    return Then(run, (plugins.weight if plugins is not None else 0) + len(catalog.skills) // 8)
+    budget_ = Then(run, len(catalog.skills) // 8)
+    if plugins is None:
+        return budget_
+    # the plugin checks cost a bit less: beside a short pass, the budget's child and this process end together
+    return Then(lambda: budget_.run() + plugins.run(), budget_.weight + plugins.weight, (budget_, plugins))
 
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
