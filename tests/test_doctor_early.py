@@ -137,12 +137,18 @@ def test_a_failing_early_check_is_left_to_the_pass(tmp_path, monkeypatch):
 
 # Discovery forks only in a process with one thread (parallel.can_fork): a fresh interpreter, as on the command line.
 FORKED = r'''
-import json, sys
+import json, os, sys, time
 from skilltui import doctor, frontmatter, parallel
 from skilltui.model import Options
 from skilltui.runtimes.claude import discovery as d
 opts = Options(**json.loads(sys.argv[1]))
 d.PARALLEL_MIN_FILES = 0
+parse_file, parent = d._parse_file, os.getpid()
+def slowed_parse(path, st):  # this process's parses are slowed, so that the child surely takes a share on a busy machine
+    if os.getpid() == parent:
+        time.sleep(0.01)
+    return parse_file(path, st)
+d._parse_file = slowed_parse
 sent = []
 real = d._store_compact
 def counted(path, st, compact):
