@@ -26,7 +26,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
-import hashlib
 import io
 import json
 import os
@@ -35,7 +34,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hashlib import sha256
+else:
+    try:  # the built-in SHA-256 (same digests): importing hashlib loads OpenSSL, a few ms of every cached run
+        from _sha256 import sha256
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import sha256
 
 FORMAT = 2  # 2: the observations as columns (paths, one letter of kind each, flat signatures): half the encoding time
 _KIND_LETTER = {"stat": "s", "lstat": "l", "list": "d"}  # upper case: the path was missing
@@ -72,15 +79,15 @@ def _content_hash(path: str, sig: Signature) -> str | None:
     mode = sig[5]
     try:
         if stat.S_ISDIR(mode):
-            return hashlib.sha256("\0".join(sorted(_listdir(path))).encode("utf-8", "surrogateescape")).hexdigest()
+            return sha256("\0".join(sorted(_listdir(path))).encode("utf-8", "surrogateescape")).hexdigest()
         if stat.S_ISREG(mode) and sig[2] <= MAX_HASHED:
             fd = _open(path, os.O_RDONLY | os.O_NONBLOCK)
             try:
-                return hashlib.sha256(os.read(fd, MAX_HASHED + 1)).hexdigest()
+                return sha256(os.read(fd, MAX_HASHED + 1)).hexdigest()
             finally:
                 os.close(fd)
         if stat.S_ISLNK(mode):
-            return hashlib.sha256(os.fsencode(_readlink(path))).hexdigest()
+            return sha256(os.fsencode(_readlink(path))).hexdigest()
     except (OSError, ValueError):
         return None
     return None
@@ -297,7 +304,7 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def key_of(parts: object) -> str:
-    return hashlib.sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
+    return sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
 
 
 class Store:

@@ -75,34 +75,63 @@ def _json_options(p: argparse.ArgumentParser, group: argparse._MutuallyExclusive
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+class _Unsure(Exception):
+    """The parser built for one command could not take the arguments: the whole parser decides and speaks."""
+
+
+class _FixedWidth(argparse.HelpFormatter):
+    """A formatter that does not ask the terminal's width (argparse imports shutil for that while building)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=80)
+
+
+class _QuietParser(Parser):
+    """Never prints: it reads only arguments `_named_command` understood, and the whole parser takes over otherwise."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _FixedWidth)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        raise _Unsure(message)
+
+
+def build_parser(only: str | None = None, parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
+    """The command line's parser; `only`: with that one command's subparser alone (the others cost more to build
+    than a `list --json` run spends parsing)."""
+    parser = parser_class(
         prog="skilltui", usage="%(prog)s [OPTIONS] [COMMAND [ARGS]]",
         description="Which skills your coding agent sees, from where, and why. "
                     "With no COMMAND, skilltui opens the TUI (it needs a terminal); each COMMAND prints one view.",
         epilog="`skilltui COMMAND --help` describes a command. JSON output is documented in docs/json.md.")
     parser.add_argument("--version", action="version", version=f"skilltui {__version__}")
     _global_options(parser, suppress=False)
-    common = Parser(add_help=False)
+    common = parser_class(add_help=False)
     _global_options(common, suppress=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=False, parser_class=Parser, prog="skilltui",
-                                title="commands (optional: without one, the TUI opens)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=False, parser_class=parser_class,
+                                prog="skilltui", title="commands (optional: without one, the TUI opens)")
 
-    p = sub.add_parser("list", parents=[common], help="the skills the runtime offers, in listing order")
+    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if only is None or name == only:
+            return sub.add_parser(name, **kwargs)
+        return parser_class(add_help=False)  # not wanted: what is added to it goes nowhere
+
+    p = add("list", parents=[common], help="the skills the runtime offers, in listing order")
     p.add_argument("--all", action="store_true", help="also every file found but not offered, with the reason")
     _json_options(p)
 
-    p = sub.add_parser("show", parents=[common], help="one skill: frontmatter, body, referenced files")
+    p = add("show", parents=[common], help="one skill: frontmatter, body, referenced files")
     p.add_argument("name")
     _json_options(p)
 
-    p = sub.add_parser("resolve", parents=[common], help="resolve a skill://NAME[/RELPATH] URL")
+    p = add("resolve", parents=[common], help="resolve a skill://NAME[/RELPATH] URL")
     p.add_argument("url")
 
-    p = sub.add_parser("plugins", parents=[common], help="installed plugins and who decides whether they load")
+    p = add("plugins", parents=[common], help="installed plugins and who decides whether they load")
     _json_options(p)
 
-    p = sub.add_parser("plugin", parents=[common], help="enable or disable a Claude Code plugin")
+    p = add("plugin", parents=[common], help="enable or disable a Claude Code plugin")
     p.add_argument("action", choices=("enable", "disable"))
     p.add_argument("id")
     p.add_argument("--scope", choices=("user", "project", "local"))
@@ -110,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--follow-links", action="store_true",
                    help="write project/local settings even where a link leads the real file outside the project")
 
-    p = sub.add_parser("skill", parents=[common],
+    p = add("skill", parents=[common],
                        help="set a per-skill override (Claude Code skillOverrides: `set NAME VALUE`), or "
                             "`enable|disable NAME` where the runtime has a per-skill switch (Gemini CLI skills.disabled)")
     p.add_argument("action", choices=("set", "enable", "disable"))
@@ -121,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--follow-links", action="store_true",
                    help="write project/local settings even where a link leads the real file outside the project")
 
-    p = sub.add_parser("budget", parents=[common], help="simulate the skill listing under a context window")
+    p = add("budget", parents=[common], help="simulate the skill listing under a context window")
     win = p.add_mutually_exclusive_group()
     win.add_argument("--context-window", type=_unit(units.parse_count, "--context-window"), metavar="TOKENS",
                      help="the model's context window: 200000, 200k, 1m, 1_000_000")
@@ -137,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_options(p, out)
     out.add_argument("--text", action="store_true")
 
-    p = sub.add_parser("touch", parents=[common],
+    p = add("touch", parents=[common],
                        help="what Claude Code adds to the listing when the agent reads or edits these files")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files, folders or globs, in the order they are touched")
     p.add_argument("--git", nargs="?", const="", metavar="RANGE",
@@ -149,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_options(p, out)
     out.add_argument("--text", action="store_true", help="only the blocks the model receives, in order")
 
-    p = sub.add_parser("doctor", parents=[common], help="every diagnostic, with the file and a fix")
+    p = add("doctor", parents=[common], help="every diagnostic, with the file and a fix")
     _json_options(p)
     p.add_argument("--strict", action="store_true", help="exit 1 when there is an error")
     return parser
@@ -665,6 +694,15 @@ def run() -> NoReturn:
     if _AFTER_EXIT:
         from skilltui import parallel
 
+        # The caller's pipes are let go of here, before the fork: whoever reads them sees their end now, not once
+        # the new process has been given a CPU to let go of its copies (on a busy machine, tens of ms).
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
         if not parallel.detached(_after_exit):
             _after_exit()  # no process could be made: done here, as main() called in a process does
     os._exit(code)
@@ -676,6 +714,29 @@ def _after_exit() -> None:
             work()
         except Exception:  # storing for next time is never worth a failure of this run
             pass
+
+
+# The global options that take a value, and those that do not: enough to find the command in the usual arguments.
+_VALUED = frozenset(("--cwd", "--home", "--runtime", "--managed-dir", "--add-dir", "--settings", "--omp-rules",
+                     "--native-dir"))
+_FLAGS = frozenset(("--demo", "--demo-reset", "--no-cache"))
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command the arguments name, when it can be told without a parser; None when unsure (help, an abbreviated
+    or unknown option, no command): the whole parser then reads them."""
+    if any(a in ("-h", "--help", "--version") for a in argv):
+        return None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _VALUED:
+            i += 2
+        elif arg in _FLAGS or (arg.partition("=")[0] in _VALUED and "=" in arg):
+            i += 1
+        else:
+            return arg if arg in COMMANDS else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -690,11 +751,20 @@ def main(argv: list[str] | None = None) -> int:
             argv[i + 1], runtime_all = "claude", True
         elif arg == "--runtime=all":
             argv[i], runtime_all = "--runtime=claude", True
-    parser = build_parser()
+    args = None
+    command = _named_command(argv)
+    if command is not None:  # the common case: that command's parser alone
+        try:
+            args = build_parser(only=command, parser_class=_QuietParser).parse_args(argv)
+        except _Unsure:
+            args = None
+    parser = build_parser() if args is None else None
     try:
-        args = parser.parse_args(argv)
+        if parser is not None:
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (one line, exit 2), --help and --version: a code, not an exception
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    assert args is not None
     for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
         setattr(args, name, getattr(args, name, None))
     args.demo = getattr(args, "demo", False)
@@ -702,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     args.no_cache = getattr(args, "no_cache", False)
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):
-        parser.error("--runtime all is accepted by show and doctor only")
+        (parser or build_parser()).error("--runtime all is accepted by show and doctor only")
     try:
         if args.command is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
             print(NO_TERMINAL, file=sys.stderr)

@@ -97,29 +97,57 @@ class _Lens:
 _Item = tuple[Skill, bool, bool, bool]  # a skill and which lenses want it: links, body, conformance
 
 PARALLEL_MIN = 300  # skills per process before another process pays for its fork and the findings' trip back
-# What this process does after the pass (listing and budget checks, the merge, the JSON), in pass items: measured on
-# the bench tree (about a fifth of the pass), so the parts end together.
-REST_PER_ITEM = 0.2
+# What this process does after the pass (the listing check, the merge, the JSON), in pass items: measured on the bench
+# tree (about a tenth of the pass), so the parts end together.
+REST_PER_ITEM = 0.1
 
 
 @dataclass
 class Then:
-    """Work that does not depend on the pass (the plugin checks): done by the last forked child beside its part, else
-    by this process after the pass. `weight` is its cost in pass items."""
+    """Work that needs the catalog but not the pass (the budget and plugin checks): done by a forked child beside the
+    pass's last part (or beside this process's own work when the pass has no parts), else by this process. `weight`
+    is its cost in pass items."""
 
     run: Callable[[], list[Diagnostic]]
     weight: int = 0
+    # When it gets a child of its own beside a short pass: the part that child runs and the part done here (this
+    # process has little else to do then), whose findings come in this order.
+    halves: tuple[Then, Then] | None = None
 
 
 def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
-               workers: int = 1, then: Then | None = None, early: dict[str, object] | None = None) -> list[Diagnostic]:
+               workers: int = 1, then: Then | None = None,
+               early: dict[str, object] | None = None) -> Callable[[], list[Diagnostic]]:
     """The lenses that read a skill's file (links, invisible characters in the body, Agent Skills conformance), skill
     by skill: each SKILL.md is read once and its bytes shared (each lens used to read it again). `conformed` holds the
-    folders already checked for conformance (one check per folder, whichever runtime found it first). With
-    `workers` > 1 (the command line, where fork exists) a big pass is cut in parts, all but the first run by forked
-    children that share the catalog copy-on-write; the findings are the same, in the same order. Returns the findings
-    of `then`. `early`: what `_early` found where discovery read the files (frontmatter.READ_EXTRAS): an entry it
-    covers takes those findings, and only the others are read here."""
+    folders already checked for conformance (one check per folder, whichever runtime found it first). `early`: what
+    `_early` found where discovery read the files (frontmatter.READ_EXTRAS): an entry it covers takes those findings,
+    and only the others are read here. With `workers` > 1 (the command line, where fork exists) a big pass is cut in
+    parts, all but the first run by forked children that share the catalog copy-on-write; the findings are the same,
+    in the same order. `then` runs in a forked child too: beside this whole pass when discovery did the lenses' work
+    (the pass is then short), else with the pass's last part. Returns the call that gives the findings of `then`
+    (waiting for its child, if one runs it)."""
+    forks = workers > 1 and hasattr(os, "fork")
+    away, stay = then.halves if then is not None and then.halves is not None else (then, None)
+    beside = _fork_pass(catalog, [], away) if forks and early and away is not None \
+        and away.weight >= PARALLEL_MIN // 2 else None
+    try:
+        extra = _pass(catalog, conformed, links, bodies, conformance_, workers if forks else 1,
+                      then if beside is None else None, early)
+        kept = stay.run() if beside is not None and stay is not None else []
+    except BaseException:
+        if beside is not None:
+            beside()  # the child is reaped whatever happened here
+        raise
+    if beside is None:
+        return lambda: extra
+    assert away is not None
+    return lambda: _then_from(beside, away) + kept
+
+
+def _pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
+          workers: int, then: Then | None, early: dict[str, object] | None) -> list[Diagnostic]:
+    """`skill_pass` once `then` has a child of its own or not: the findings of `then` when it ran here."""
     items: list[_Item] = []
     for s in catalog.skills:
         want_links, want_body = _wants_links(s), s.status == LISTED
@@ -139,7 +167,7 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
             links.found += [Diagnostic(*row[:6], runtime=catalog.runtime) for row in done[0]]
         if want_conf:
             conformance_.found += [Diagnostic(*row) for row in done[1]]
-    parts = min(workers, len(items) // PARALLEL_MIN) if hasattr(os, "fork") else 1
+    parts = min(workers, len(items) // PARALLEL_MIN)
     if parts <= 1:
         _pass_items(catalog, items, links, bodies, conformance_)
         return then.run() if then is not None else []
@@ -164,6 +192,12 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
             if last is not None:
                 extra = answer[3] or []
     return extra
+
+
+def _then_from(wait: Callable[[], _Answer | None], then: Then) -> list[Diagnostic]:
+    """The findings of `then` from the child that ran it; done here when the child failed."""
+    answer = wait()
+    return then.run() if answer is None else answer[3] or []
 
 
 def _cut(items: int, parts: int, weight: int) -> list[tuple[int, int]]:
@@ -365,6 +399,24 @@ def _plugin_checks(catalog: Catalog, guide: str | None, checked: dict[str, None]
     return Then(run, files // 2)
 
 
+def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | None:
+    """The budget check (when the runtime has a listing budget) and the plugin checks, in this order, as one `Then`."""
+    if not get(catalog.runtime).listing_budget:
+        return plugins
+
+    def run() -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        _guard(out, "the budget check", None, budget_findings, catalog, opts)
+        return out
+
+    # measured on the bench tree: the budget check of 6,000 entries costs about 750 pass items (ICU tables included)
+    budget_ = Then(run, len(catalog.skills) // 8)
+    if plugins is None:
+        return budget_
+    # the plugin checks cost a bit less: beside a short pass, the budget's child and this process end together
+    return Then(lambda: budget_.run() + plugins.run(), budget_.weight + plugins.weight, (budget_, plugins))
+
+
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     """Which entries lose their description at the runtime's default window."""
     view = budget.run(opts, catalog=catalog)
@@ -388,6 +440,17 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
     """Every finding for these runtimes. `known` is a catalog already discovered with `opts` (the TUI has one): it is
     used for its runtime instead of discovering again. `workers` > 1 spreads the skill pass over that many processes
     (forked; for a caller with no other threads, such as the command line)."""
+    waiting: list[tuple[int, Callable[[], list[Diagnostic]]]] = []
+    try:
+        return _run(opts, runtimes, known, workers, waiting)
+    except BaseException:
+        for _, join in waiting:  # a child running the budget or plugin checks is waited for, whatever happened
+            join()
+        raise
+
+
+def _run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | None, workers: int,
+         waiting: list[tuple[int, Callable[[], list[Diagnostic]]]]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     conformed: dict[str, None] = {}
     conformance_ = _Lens("the Agent Skills conformance check")
@@ -411,7 +474,8 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         rt = get(runtime)
         plugins = _plugin_checks(catalog, guide, plugin_roots) if rt.toggles_plugins else None
         links, bodies = _Lens("the link check"), _Lens("the invisible-character check")
-        plugin_found = skill_pass(catalog, conformed, links, bodies, conformance_, workers, plugins, early)
+        joined = skill_pass(catalog, conformed, links, bodies, conformance_, workers, _beside(catalog, o, plugins),
+                            early)
         del early
         found += links.results()
         _guard(found, "the invisible-character check", None, invisible.findings, catalog, False)
@@ -419,9 +483,7 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
         explain = getattr(rt, "findings", None)  # a runtime's own checks (skilltui/checks/<runtime>.py)
         if explain is not None:
             _guard(found, f"the {runtime} checks", None, explain, catalog)
-        if rt.listing_budget:
-            _guard(found, "the budget check", None, budget_findings, catalog, o)
-        found += plugin_found
+        waiting.append((len(found), joined))  # the budget and plugin findings go here, once their child is done
     found += conformance_.results()
     if catalogs:
         project = catalogs[0].facts.git_root or opts.cwd
@@ -431,6 +493,9 @@ def run(opts: Options, runtimes: tuple[str, ...] | list[str], known: Catalog | N
                                                agy_skills_dir=env.get(delivery.AGY_SKILLS_ENV) or None,
                                                agy_adapters_dir=env.get(delivery.AGY_ADAPTERS_ENV) or None,
                                                catalogs=by_runtime))
+    while waiting:
+        at, join = waiting.pop()
+        found[at:at] = join()
     return sort_unique(found)
 
 
@@ -500,6 +565,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Each finding once; findings of one cause on one file merged into the most severe, with the lenses listed."""
     seen: set[tuple[str, str | None, int | None, str]] = set()
     by_cause: dict[tuple[str, str | None], Diagnostic] = {}
+    real = delivery.RealPaths()  # a skill's files share their folders: one lstat per new part, not per part
     out: list[Diagnostic] = []
     for d in sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3)):
         key = (d.code, d.path, d.line, d.message)
@@ -510,7 +576,7 @@ def sort_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
         if cause is None or d.path is None:
             out.append(d)
             continue
-        where = os.path.realpath(d.path)  # one file reached by two paths is still one file
+        where = real(d.path)  # one file reached by two paths is still one file
         first = by_cause.get((cause, where))
         if first is None:
             by_cause[(cause, where)] = d

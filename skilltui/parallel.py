@@ -101,20 +101,31 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
     return results
 
 
+BATCH = 128  # results the child publishes at a time (a frame in shared memory), so this process decodes as it goes
+SHARED_BYTES = 64 << 20  # the frames' shared memory: address space only; pages exist once written, freed once read
+
+
 def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callable[[T], object],
-                   there: Callable[[T], Any], observed: dict[Any, Any] | None = None) -> dict[int, Any] | None:
+                   there: Callable[[T], Any], observed: dict[Any, Any] | None = None,
+                   take: Callable[[int, Any], object] | None = None) -> dict[int, Any] | None:
     """Shares `items` with a forked child from the start: the child computes `there(item)` from the last item
     backwards while this process runs `first()` (its own work, that no child can do) and then `here(item)` from the
     first item onwards, until the two meet. Neither waits for a fixed half: whoever has less of its own work takes
     more items. Returns {index: result} of the items the child did (a result of None: not done), having run `here`
     on every other item; None when no child was made (`first` and `here` on every item ran here then).
 
+    The child publishes its results a batch at a time (marshal frames in shared memory, announced through a pipe),
+    and this process decodes them between its own items, handing each to `take(index, result)` at once when given:
+    so little is left to decode when the two meet, whatever the number of items (one message of 10,000 results took
+    longer to send and read back than the child had saved).
+
     `observed`: the answer cache's observations of this discovery (cache.observing()); the child sends back what it
     added to its copy, and they are merged here, so a stored answer knows every path the child looked at.
 
     The two claim items through two counters in shared memory (this process's next index, the child's lowest). Each
     claims an item before doing it and stops when the other's counter reaches its own: at most the item where they
-    meet is done twice (same result), and none is left out. A child that fails leaves its items to this process."""
+    meet is done twice (same result), and none is left out. A child that fails leaves its items to this process:
+    `here` then runs on each of them (after `take` may have had some: `here` must be able to redo an item)."""
     n = len(items)
     if not n or not can_fork():
         first()
@@ -123,7 +134,9 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
         return None
     try:
         shared = mmap.mmap(-1, 16)  # anonymous and shared: both processes see both counters
+        frames = mmap.mmap(-1, SHARED_BYTES)
         read_fd, write_fd = os.pipe()
+        note_r, note_w = os.pipe()
     except (OSError, ValueError):
         first()
         for item in items:
@@ -134,29 +147,43 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     try:
         pid = os.fork()
     except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
+        for fd in (read_fd, write_fd, note_r, note_w):
+            os.close(fd)
         first()
         for item in items:
             here(item)
         return None
-    if pid == 0:  # the child: from the end backwards, then send what it did and what it observed, and leave
+    if pid == 0:  # the child: from the end backwards, publishing as it goes; then what is left and what it observed
         code = 1
         try:
             os.close(read_fd)
-            low, results = n, []
+            os.close(note_r)
+            low, batch, at, top = n, [], 0, n  # top: the highest index not yet published
             while low - 1 >= struct.unpack_from("q", shared, 0)[0]:
                 low -= 1
                 struct.pack_into("q", shared, 8, low)
-                results.append(_safe(there, items[low]))
-            results.reverse()
+                batch.append(_safe(there, items[low]))
+                if len(batch) >= BATCH:
+                    blob = marshal.dumps([top, batch])
+                    if at + 8 + len(blob) <= SHARED_BYTES:  # else it all goes with the last message
+                        struct.pack_into("q", frames, at, len(blob))
+                        frames[at + 8 : at + 8 + len(blob)] = blob
+                        at += 8 + len(blob)
+                        os.write(note_w, struct.pack("q", at))  # after the frame: the pipe orders the two
+                        top, batch = low, []
+            os.close(note_w)
+            batch.reverse()
             seen = list(observed.items())[known:] if observed is not None else []
-            _send(write_fd, [low, results, seen])
+            _send(write_fd, [low, batch, seen])
             code = 0
         finally:
             os._exit(code)
     os.close(write_fd)
+    os.close(note_w)
+    os.set_blocking(note_r, False)
     started = time.monotonic()
+    got: dict[int, Any] = {}
+    reader = _Frames(frames, note_r, n, got, take)
     done = 0
     try:
         first()
@@ -164,29 +191,91 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
             struct.pack_into("q", shared, 0, done + 1)
             here(items[done])
             done += 1
+            if not done & 15:
+                reader.poll()
     finally:
         struct.pack_into("q", shared, 0, n)  # the child stops at its next item (this side may be leaving on an error)
         data = _receive(read_fd, pid, CHILD_GRACE_S + 4 * (time.monotonic() - started))
         shared.close()
-    got = _decode_tail(data, n)
-    if got is None:
+    tail = _decode_last(data, n)
+    ok = tail is not None and reader.poll(final=True)
+    frames.close()
+    os.close(note_r)
+    if not ok or tail is None or tail[0] + len(tail[1]) != reader.bottom:
         for item in items[done:]:
             here(item)
         return {}
-    low, results, seen = got
+    low, results, seen = tail
+    for i, r in enumerate(results):
+        got[low + i] = r
+        if take is not None and r is not None:
+            take(low + i, r)
     for item in items[done:low]:  # cannot happen (the child stops where this side is); kept for safety
         here(item)
     if observed is not None:
         for key, value in seen:
             observed.setdefault(tuple(key) if isinstance(key, list) else key, value)
-    return {low + i: r for i, r in enumerate(results)}
+    return got
 
 
-def _decode_tail(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
-    """[low, results of items low.., observations] as the child sent them, checked; None when unusable."""
+class _Frames:
+    """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...], the
+    first with top = n and each next one starting where the last ended (`bottom`)."""
+
+    def __init__(self, frames: mmap.mmap, notes: int, n: int, got: dict[int, Any],
+                 take: Callable[[int, Any], object] | None) -> None:
+        self.frames, self.notes, self.got, self.take = frames, notes, got, take
+        self.read_to = self.published = self.freed = 0
+        self.bottom = n  # the lowest index published so far
+        self.broken = False
+
+    def poll(self, final: bool = False) -> bool:
+        """Decode what was published since the last look (`final`: the child has exited, so every note is there);
+        False once anything was wrong (then nothing more is read)."""
+        if self.broken:
+            return False
+        try:
+            while True:
+                note = os.read(self.notes, 1 << 16)
+                if not note:
+                    break
+                self.published = struct.unpack_from("q", note, len(note) - 8)[0]  # 8-byte notes, each written whole
+        except BlockingIOError:
+            if final:  # nobody can still be writing: something is wrong
+                self.broken = True
+        except (OSError, struct.error):
+            self.broken = True
+        try:
+            while not self.broken and self.read_to < self.published:
+                size = struct.unpack_from("q", self.frames, self.read_to)[0]
+                start = self.read_to + 8
+                top, results = marshal.loads(self.frames[start : start + size])
+                if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top:
+                    raise ValueError("a frame out of place")
+                for k, r in enumerate(results):
+                    self.got[top - 1 - k] = r
+                    if self.take is not None and r is not None:
+                        self.take(top - 1 - k, r)
+                self.bottom = top - len(results)
+                self.read_to = start + size
+        except (ValueError, EOFError, TypeError, struct.error, OSError):
+            self.broken = True
+        cut = self.read_to - self.read_to % mmap.PAGESIZE
+        if cut > self.freed and hasattr(mmap, "MADV_REMOVE"):  # what is read goes back to the system
+            try:
+                self.frames.madvise(mmap.MADV_REMOVE, self.freed, cut - self.freed)
+                self.freed = cut
+            except OSError:  # not on this system: the pages stay until the mapping is closed
+                self.freed = len(self.frames)
+        return not self.broken
+
+
+def _decode_last(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
+    """[low, results of items low.. not published before, observations] as the child sent them last, checked; None
+    when unusable."""
     got = _unmarshal(data)
     if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], int) and isinstance(got[1], list)
-            and isinstance(got[2], list) and 0 <= got[0] <= n and len(got[1]) == n - got[0]
+            and isinstance(got[2], list) and 0 <= got[0] <= n and got[0] + len(got[1]) <= n
             and all(isinstance(kv, tuple) and len(kv) == 2 for kv in got[2])):
         return None
     return got[0], got[1], got[2]

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from treelib import build, md
 
-from skilltui import cli
+from skilltui import cli, parallel
 from skilltui.model import Catalog, Diagnostic, Options, Skill
 from skilltui.runtimes import discover
 
@@ -139,13 +139,14 @@ def answer(min_files):
         catalog = d.discover(replace(opts, env=rec.env))
     entries = [dict(vars(s), frontmatter=vars(s.frontmatter) if s.frontmatter else None) for s in catalog.skills]
     text = json.dumps([catalog.to_json(), [p.to_json() for p in catalog.plugins], entries], default=repr)
-    return text, sorted(rec.paths.items()), len(calls)
+    kinds = [p.id for p in catalog.plugins if p.kind == "skills-dir"]
+    return text, sorted(rec.paths.items()), len(calls), kinds
 
-one, one_paths, one_calls = answer(10**9)
+one, one_paths, one_calls, one_kinds = answer(10**9)
 slow.append(mode == "fork")
-two, two_paths, two_calls = answer(0)
+two, two_paths, two_calls, two_kinds = answer(0)
 print(json.dumps({"same": one == two, "same_paths": one_paths == two_paths, "files": one_calls,
-                  "parent_parsed": two_calls, "forks": len(forks)}))
+                  "parent_parsed": two_calls, "forks": len(forks), "skills_dir_plugins": two_kinds}))
 '''
 
 
@@ -161,10 +162,12 @@ def _two_process(opts: Options, mode: str = "fork") -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def _varied_tree(root) -> Options:
+def _varied_tree(root, skills_dir_plugin: bool = False) -> Options:
     """Every kind of file the parse meets: plain, quoted, block scalars, lists, the quoting retry, invalid YAML, not a
     mapping, an early close, no frontmatter, invalid UTF-8, a YAML timestamp (a value marshal cannot send: the
-    parent parses that one itself), aliases, CRLF, a big number; plus plugin skills."""
+    parent parses that one itself), aliases, CRLF, a big number; plus plugin skills. Near-misses of the skills-dir
+    plugin check (a folder named like the manifest, a hidden folder with one, a loose file), and with
+    `skills_dir_plugin` one user skill folder that is such a plugin."""
     kinds = [md("Plain"), md('"Quoted: yes"'), "---\ndescription: >\n  folded\n  text\n---\nBody\n",
              "---\ndescription: [a, b]\nname: listy\n---\n", md("Has: colon"), "---\ndescription: [unclosed\n---\n",
              "---\n- a list\n---\nBody\n", "---\ndescription: x---\n---\nBody", "No frontmatter\n# Title\n",
@@ -177,23 +180,33 @@ def _varied_tree(root) -> Options:
         files[f"home/.claude/skills/k{i:03d}/SKILL.md"] = kinds[i % len(kinds)]
     files["proj/.claude/skills/k001/SKILL.md"] = md("Project copy")
     files["proj/.git/HEAD"] = "ref: refs/heads/main\n"
+    files["home/.claude/skills/k007/.claude-plugin/plugin.json/x"] = ""  # a folder where the manifest would be
+    files["home/.claude/skills/.hidden/SKILL.md"] = md("Hidden folder")
+    files["home/.claude/skills/.hidden/.claude-plugin/plugin.json"] = '{"name": "hidden"}'  # never a plugin
+    files["home/.claude/skills/loose.md"] = md("Loose file")
+    if skills_dir_plugin:
+        files["home/.claude/skills/k011/.claude-plugin/plugin.json"] = '{"name": "k011", "version": "1.0.0"}'
     build(root, files)
     home = str(root / "home")
     return Options(cwd=str(root / "proj"), home=home, managed_dir=str(root / "managed"), env={"HOME": home})
 
 
-def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path):
-    got = _two_process(_varied_tree(tmp_path))
+@pytest.mark.parametrize("skills_dir_plugin", [False, True], ids=["no-skills-dir-plugin", "a-skills-dir-plugin"])
+def test_two_processes_give_the_one_process_answer_on_a_varied_tree(tmp_path, skills_dir_plugin):
+    """With or without a user skill folder that is a skills-dir plugin (its check is made with the folder's file, in
+    either process, and the plugins loaded again when one is found): the same catalog, plugins and observations."""
+    got = _two_process(_varied_tree(tmp_path, skills_dir_plugin))
     assert got["forks"] >= 1, got  # the child was made (a second one parses what the first could not send back)...
-    assert got["files"] == 121 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
+    assert got["files"] == 122 and got["parent_parsed"] < 70, got  # ... and parsed a share (the timestamp files: here)
     assert got["same"] and got["same_paths"], got  # the same catalog, and the answer cache saw the same paths
+    assert got["skills_dir_plugins"] == (["k011@skills-dir"] if skills_dir_plugin else []), got
 
 
 @pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
 def test_a_failed_child_changes_nothing(tmp_path, mode):
     got = _two_process(_varied_tree(tmp_path), mode)
     assert got["same"] and got["same_paths"], got
-    assert got["parent_parsed"] == got["files"] == 121, got  # everything parsed here instead, no traceback
+    assert got["parent_parsed"] == got["files"] == 122, got  # everything parsed here instead, no traceback
 
 
 def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tmp_path):
@@ -206,7 +219,7 @@ def test_two_processes_give_the_one_process_answer_on_the_corpus(corpus_tree, tm
 
 # ---------------------------------------------------------------- parallel.from_both_ends itself
 BOTH_ENDS = r'''
-import json, os, sys, time
+import json, marshal, os, sys, time
 from skilltui import parallel
 
 mode = sys.argv[1]
@@ -232,13 +245,27 @@ if mode == "child-dies":
     parallel._send = lambda fd, results: os._exit(3)
 elif mode == "child-garbles":
     parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
+elif mode in ("frame-garbled", "frame-out-of-place"):
+    real = marshal.dumps
+    def bad(value):  # the child's frames only: [top, results]
+        if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
+            if mode == "frame-garbled":
+                return b"\x00garbage"
+            if value[0] != 600:  # the second frame on: one place off
+                return real([value[0] - 1, value[1]])
+        return real(value)
+    parallel.marshal = type("M", (), {"dumps": staticmethod(bad), "loads": staticmethod(marshal.loads)})
+elif mode == "small-shared":
+    parallel.SHARED_BYTES = 4000  # one batch of these results fits, the next does not
 elif mode == "fork-fails":
     def no_fork():
         raise OSError("no fork here")
     os.fork = no_fork
-got = parallel.from_both_ends(items, first, here, there, observed)
+taken = []
+got = parallel.from_both_ends(items, first, here, there, observed, lambda i, r: taken.append(i))
 child = {} if got is None else got
 print(json.dumps({
+    "taken": sorted(taken),
     "firsts": len(firsts), "forked": got is not None, "mine": mine, "child": sorted(child),
     "right": all(r == [i * 2, "x" * (i % 5)] for i, r in child.items() if r is not None),
     "failed": sorted(i for i, r in child.items() if r is None),
@@ -258,10 +285,12 @@ def _both_ends(mode: str) -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_both_ends_cover_every_item_once_each_side():
+@pytest.mark.parametrize("mode", ["fork", "small-shared"])
+def test_both_ends_cover_every_item_once_each_side(mode):
     """The child takes items from the back while this process does its own work, then this process from the front:
-    together every item, the child's results right and in place, its observations merged, a failed item None."""
-    got = _both_ends("fork")
+    together every item, the child's results right and in place, its observations merged, a failed item None. With
+    room in shared memory for one batch only (`small-shared`), the rest comes with the child's last message."""
+    got = _both_ends(mode)
     assert got["forked"] and got["firsts"] == 1, got
     mine, child = got["mine"], got["child"]
     assert mine == list(range(len(mine))), "this process goes from the front, in order"
@@ -270,6 +299,7 @@ def test_both_ends_cover_every_item_once_each_side():
     assert len(child) > 300, "the child worked while this process ran `first`"
     assert got["right"] and got["failed"] == [i for i in child if i % 97 == 0], got
     assert got["observed"] == sorted(f"/p/{i}" for i in child if i % 97) and got["kept_before"], got
+    assert got["taken"] == [i for i in child if i % 97], "every result the child made was handed over once"
 
 
 @pytest.mark.parametrize("mode", ["child-dies", "child-garbles", "fork-fails"])
@@ -277,6 +307,19 @@ def test_both_ends_without_a_usable_child_do_everything_here(mode):
     got = _both_ends(mode)
     assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
     assert got["child"] == [] and got["observed"] == [], got
+    assert got["taken"] == [], got
+
+
+@pytest.mark.parametrize("mode", ["frame-garbled", "frame-out-of-place"])
+def test_both_ends_with_a_bad_frame_do_the_rest_here(mode):
+    """A published batch that does not decode (the first), or does not continue where the last one ended (the
+    second): nothing more is taken from the child, and this process does every item it did not do itself, those
+    already handed over included."""
+    got = _both_ends(mode)
+    assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
+    assert got["child"] == [] and got["observed"] == [], got
+    first_batch = [i for i in range(600 - parallel.BATCH, 600) if i % 97]
+    assert got["taken"] == ([] if mode == "frame-garbled" else first_batch), got
 
 
 # ---------------------------------------------------------------- the warm run's stat check in two processes
@@ -394,6 +437,44 @@ def test_the_program_on_a_closed_pipe_says_nothing(tmp_path):
         proc.kill()
         raise
     assert b"Traceback" not in err and proc.returncode in (0, 120), err
+
+
+# ---------------------------------------------------------------- one command's parser alone
+ARGVS = [["list", "--json"], ["--cwd", "X", "list", "--json", "--all"], ["--cwd=X", "--home=H", "list"],
+         ["--no-cache", "doctor", "--strict", "--json"], ["--runtime", "codex", "show", "pdf"], ["list", "--cwd", "X"],
+         ["plugin", "enable", "x@y", "--scope", "user"], ["budget", "--context-window", "200k", "--json"],
+         ["touch", "a", "b", "--git"], ["skill", "set", "n", "off"], ["resolve", "skill://x/y"], ["plugins"],
+         ["--cwd", "list", "list"], ["--add-dir", "a", "--add-dir", "b", "list", "--pretty"], ["list", "--bogus"],
+         ["list", "extra"], ["budget", "--model", "m", "--context-window", "1"], ["skill", "set", "n", "sideways"],
+         ["--demo", "list", "--json"], ["--cw", "X", "list"], ["list", "--help"], ["nothing"], [], ["--version"]]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a) or "none")
+def test_the_one_command_parser_reads_as_the_whole_parser(argv):
+    """Where `_named_command` names a command, its parser alone gives the whole parser's namespace; what it cannot
+    read (an error) is left to the whole parser, which then fails too."""
+    import contextlib
+
+    whole: argparse.Namespace | None = None
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            whole = cli.build_parser().parse_args(argv)
+        except SystemExit:
+            pass
+    command = cli._named_command(argv)
+    if command is None:
+        return
+    try:
+        alone = cli.build_parser(only=command, parser_class=cli._QuietParser).parse_args(argv)
+    except cli._Unsure:
+        assert whole is None, argv  # refused alone only where the whole parser refuses too
+        return
+    assert whole is not None and vars(alone) == vars(whole), argv
+
+
+def test_an_error_is_said_by_the_whole_parser(capsys):
+    assert cli.main(["list", "--bogus"]) == 2
+    assert capsys.readouterr().err == "skilltui: unrecognized arguments: --bogus (see `skilltui --help`)\n"
 
 
 # ---------------------------------------------------------------- the cache is stored after the answer is out

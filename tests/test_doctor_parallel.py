@@ -11,6 +11,7 @@ import pytest
 from skilltui import doctor
 from skilltui.checks import invisible
 from skilltui.model import Options
+from skilltui.runtimes.claude import discovery as claude
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel pass needs os.fork")
 
@@ -114,7 +115,8 @@ def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypa
 
 
 def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatch):
-    """With the pass cut in parts, the plugin checks run once, in the last child (not in this process)."""
+    """With the pass cut in parts, the plugin checks run once, in the last child (not in this process). When discovery
+    did the lenses' work (the pass is short), the budget check has the child and the plugin checks stay here."""
     opts = _home(tmp_path, 41)
     calls: list[int] = []
     real = doctor._check_plugin
@@ -127,6 +129,11 @@ def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatc
     one = _json(doctor.run(opts, ("claude",)))
     assert calls == [os.getpid()] * 3
     calls.clear()
+    claude._PARSED.clear()  # parsed afresh, as on the command line: discovery runs the lenses
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+    assert calls == [os.getpid()] * 3  # a short pass: here, beside the budget check's child
+    calls.clear()
+    monkeypatch.setattr(doctor, "_early", lambda path, text, fm: None)  # every file through the pass, cut in parts
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
     assert calls == []  # the child's calls were in the child
 
@@ -150,3 +157,26 @@ def _children() -> set[int]:
         with open(f"{tasks}/{tid}/children") as fh:
             found.update(int(p) for p in fh.read().split())
     return found
+
+
+def test_the_budget_check_runs_beside_the_pass_with_the_same_finding(tmp_path, small_parts, monkeypatch):
+    """Over budget (a tiny skillListingBudgetFraction): the budget check runs in the child beside the pass, once, and
+    its finding is the one of a single process, in the same place."""
+    opts = _home(tmp_path, 41)
+    settings = tmp_path / "home/.claude/settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "skillListingBudgetFraction": 0.0005}))
+    calls: list[int] = []
+    real = doctor.budget_findings
+
+    def counted(*args):
+        calls.append(os.getpid())
+        return real(*args)
+
+    monkeypatch.setattr(doctor, "budget_findings", counted)
+    one = _json(doctor.run(opts, ("claude",)))
+    assert calls == [os.getpid()]
+    assert [d["code"] for d in one].count("claude-listing-over-budget") == 1
+    calls.clear()
+    claude._PARSED.clear()  # parsed afresh, as on the command line: discovery runs the lenses
+    assert _json(doctor.run(opts, ("claude",), workers=2)) == one
+    assert calls == []  # it ran in the child

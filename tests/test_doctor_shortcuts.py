@@ -1,5 +1,5 @@
 """Shortcuts the doctor takes must give the long way's answer: the plugin check's link resolver that remembers folders
-(checks/delivery._RealPaths) and conformance without listing a folder whose SKILL.md was proved by name."""
+(checks/delivery.RealPaths) and conformance without listing a folder whose SKILL.md was proved by name."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_remembered_folders_give_realpaths_answer(tmp_path):
         os.symlink(target, root / rel)
     parts = ["skills", "a", "dirlink", "abs", "out", "dangling", "loop1", "chain", "self", "deep", "real", "SKILL.md",
              "f.md", "file-link.md", "missing", "..", "."]
-    resolve = delivery._RealPaths()  # one resolver for every path: what it remembers must never change an answer
+    resolve = delivery.RealPaths()  # one resolver for every path: what it remembers must never change an answer
     checked = 0
     for n in (1, 2, 3):
         for combo in itertools.product(parts, repeat=n):

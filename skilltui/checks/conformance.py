@@ -563,7 +563,7 @@ def fast_load(text: str) -> StrictDoc | None:
     (skilltui.yaml_fast, checked against the full parser by tests) instead of the pure-Python YAML scanner, which was
     85% of the doctor's time. None when the text is outside that subset: flow collections (strictyaml refuses them),
     more than one nested mapping (strictyaml compares their indentation), or anything yaml_fast leaves to a parser."""
-    if _FLOW_VALUE.search(text):
+    if ("[" in text or "{" in text) and _FLOW_VALUE.search(text):  # (the pattern has no literal to skip to)
         return None
     data = simple_mapping(text, _as_string)
     if not data or sum(isinstance(v, dict) for v in data.values()) > 1:
@@ -1302,7 +1302,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
         for finding in _check_metadata(result.metadata, os.path.basename(folder)):
             line = result.key_lines.get(finding.key) if finding.key else None
             out.append(diag(finding.code, skill_md, finding.message, line=line, fix=finding.fix))
-        body_lines = len(result.body.split("\n")) if result.body else 0
+        body_lines = result.body.count("\n") + 1 if result.body else 0  # len(split("\n")), without the list
         if body_lines > MAX_BODY_LINES and not truncated:
             out.append(
                 diag(

@@ -84,7 +84,7 @@ def _real(path: str) -> str:
         return os.path.abspath(path)
 
 
-class _RealPaths:
+class RealPaths:
     """`_real` that remembers the folders it resolved: a path below one costs one lstat for its new part instead of
     one for every part from the root (a plugin's skill files share all but their last two). The same answer as
     os.path.realpath (non-strict): realpath(head/tail) is realpath(realpath(head)/tail) for a tail that is a name.
@@ -1042,7 +1042,7 @@ class _Plugin:
         self.known = known or {}
         self.out = _Out()
         self.root = os.path.abspath(plugin_root)
-        self.real = _RealPaths()
+        self.real = RealPaths()
         self.root_real = self.real(self.root)
         self.reader = _Reader([self.root_real], real=self.real)
         self.guide = None

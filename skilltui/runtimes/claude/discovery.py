@@ -383,15 +383,10 @@ def _prefill(scan: _Scan, skills: list[Skill]) -> None:
             _store_compact(path, st, r)
 
 
-def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, st.st_atime_ns,
-            st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _stat_result(f: tuple[int, ...]) -> os.stat_result:
-    """`_stat_fields` back into an os.stat_result (the whole-second and float times rebuilt from the nanoseconds)."""
-    a, m, c = f[7], f[8], f[9]
-    return os.stat_result((*f[:7], a // 10**9, m // 10**9, c // 10**9, a / 1e9, m / 1e9, c / 1e9, a, m, c))
+def _stat_fields(st: os.stat_result) -> tuple[float, ...]:
+    """An os.stat_result as plain values a child process sends: `os.stat_result(fields)` is the same stat again (the
+    ten fields of the tuple, then the float and nanosecond times), made in the child, where it costs nothing."""
+    return (*st, st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
@@ -404,7 +399,7 @@ def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
     return out
 
 
-def _ahead(path: str) -> tuple[tuple[int, ...], Compact | None] | None:
+def _ahead(path: str) -> tuple[tuple[float, ...], Compact | None] | None:
     """What `_scan_skills_dir` and `_load_entry` need of one SKILL.md, as plain values a child process sends back: its
     stat and, for a file that will be read, its parse. None when the stat fails (the scan looks again and explains)."""
     try:
@@ -416,14 +411,21 @@ def _ahead(path: str) -> tuple[tuple[int, ...], Compact | None] | None:
     return _stat_fields(st), _parse_compact((path, st))
 
 
-def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object]) -> None:
+def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
+                manifests: dict[str, str]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
     `_scan_skills_dir` and `_load_entry` then find the stats in `scan.ahead` and the parses in `_PARSED`; anything
-    missing (a failed stat, a child that failed) is done there, in order, as in one process."""
+    missing (a failed stat, a child that failed) is done there, in order, as in one process. `manifests`: a path to
+    check for existence (os.access) with some of the files; returns {that path: found}."""
     from skilltui import cache, parallel
 
+    answers: dict[str, bool] = {}
+
     def here(path: str) -> None:
+        manifest = manifests.get(path)
+        if manifest is not None:
+            answers[manifest] = os.access(manifest, os.F_OK)
         try:
             st = os.stat(path)
         except OSError:
@@ -435,15 +437,25 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object])
             except OSError:
                 pass  # read again, and reported, by _load_entry
 
-    got = parallel.from_both_ends(candidates, first, here, _ahead, cache.observing())
-    for i, r in (got or {}).items():
-        if r is None:
-            continue
-        fields, compact = r
-        path, st = candidates[i], _stat_result(fields)
+    def there(path: str) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
+        manifest = manifests.get(path)
+        return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
+
+    def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
+        ahead, found = r  # the child's, as it publishes them
+        path = candidates[i]
+        if found is not None:
+            answers[manifests[path]] = found
+        if ahead is None:
+            return
+        fields, compact = ahead
+        st = os.stat_result(fields)
         scan.ahead[path] = st
         if compact is not None:
             _store_compact(path, st, compact)
+
+    parallel.from_both_ends(candidates, first, here, there, cache.observing(), take)
+    return answers
 
 
 def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
@@ -676,11 +688,12 @@ def _discover(opts: Options) -> Catalog:
 
     # The plugins and their items, found with their own scan (their diagnostics follow the legacy commands'); on a
     # big cold scan this runs while a child process starts on the skills folders' files (_look_ahead).
-    side = _Scan(settings)
-    found_plugins: list[tuple[list[Plugin], list[Plugin], dict[str, list[Skill]]]] = []
+    found_plugins: list[tuple[list[Plugin], list[Plugin], dict[str, list[Skill]], list[Diagnostic], _Scan]] = []
 
-    def load_plugins(parse: bool) -> None:
-        plugins = plugin_mod.load_plugins(settings, scan.diags)
+    def load_plugins(parse: bool, manifest_check: Callable[[str], bool] = plugin_mod.has_manifest) -> None:
+        diags: list[Diagnostic] = []
+        side = _Scan(settings)
+        plugins = plugin_mod.load_plugins(settings, diags, manifest_check)
         ranked = plugin_mod.load_order(plugins, settings)
         items = _plugin_items(side, ranked)
         if parse:  # the child is busy with the skills folders: these files are this process's share
@@ -690,15 +703,31 @@ def _discover(opts: Options) -> Catalog:
                         _parsed(s.path, st)
                     except OSError:
                         pass  # read again, and reported, by _load_entry
-        found_plugins.append((plugins, ranked, items))
+        found_plugins.append((plugins, ranked, items, diags, side))
 
     candidates = _candidates(listed)
     looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
     if looked_ahead:
-        _look_ahead(scan, candidates, lambda: load_plugins(True))
+        # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
+        # not one by one before them: the plugins are loaded meanwhile as if no folder were a plugin, the usual
+        # answer, and loaded again (as one process would) when a check says otherwise.
+        user = os.path.join(paths.config_dir, "skills")
+        manifests = {c: c[: -len(_SKILL_MD)] + plugin_mod.MANIFEST for c in candidates
+                     if c.startswith(user + os.sep) and not c[len(user) + 1 :].startswith(".")}
+        asked: list[str] = []
+
+        def none_yet(path: str) -> bool:
+            asked.append(path)
+            return False
+
+        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifests)
+        if any(answers.get(p) is not False and plugin_mod.has_manifest(p) for p in asked):
+            found_plugins.clear()
+            load_plugins(False)
     else:
         load_plugins(False)
-    plugins, ranked, items = found_plugins[0]
+    plugins, ranked, items, plugin_diags, side = found_plugins[0]
+    scan.diags.extend(plugin_diags)
 
     groups = [_scan_skills_dir(scan, root, source, listed=entries) for (root, source), entries in zip(roots, listed)]
 

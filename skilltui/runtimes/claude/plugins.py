@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,8 +190,7 @@ def manifest_problem(data: dict[str, Any]) -> str | None:
 
 
 _VERSION_LIST_NOTE = "Not enabled because its enabledPlugins entry is a version list"
-_BEFORE_ENABLEMENT = (PluginBlock.MARKETPLACE_UNKNOWN, PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE,
-                      PluginBlock.OTHER_PROJECT)
+_BEFORE_ENABLEMENT = (PluginBlock.MARKETPLACE_UNKNOWN, PluginBlock.MARKETPLACE_FAILED, PluginBlock.NOT_IN_MARKETPLACE)
 
 
 def apply_enablement(plugin: Plugin, settings: Settings) -> None:
@@ -207,7 +207,19 @@ def apply_enablement(plugin: Plugin, settings: Settings) -> None:
         plugin.enabled = value is True
     if isinstance(value, list):
         plugin.notes.append(_VERSION_LIST_NOTE + ". Only the value true turns on a marketplace plugin")
-    plugin.project_enabled = settings.decide(plugin.id, ("project",)).value is True
+    plugin.project_enabled = _project_enabled(plugin.id, settings)
+
+
+def _project_enabled(pid: str, settings: Settings) -> bool:
+    """`plugin list`'s projectEnabled: the project settings' entry for the id, else the first entry whose id differs
+    from it only in case (observed: project-enabled-case); only a literal true counts."""
+    decision = settings.decide(pid, ("project",))
+    if decision.source is not None:
+        return decision.value is True
+    src = settings.source("project")
+    entries = src.data.get("enabledPlugins") if src else None
+    low = pid.lower()
+    return isinstance(entries, dict) and next((v for k, v in entries.items() if k.lower() == low), None) is True
 
 
 _INEFFECTIVE = "Disabled in ~/.claude/settings.json but still loads"
@@ -378,7 +390,10 @@ def decide(plugin: Plugin, settings: Settings) -> None:
         plugin.blocked = PluginBlock.NOT_ENABLED
     else:
         plugin.blocked = None
-    if plugin.blocked in _BEFORE_ENABLEMENT:  # a version list's note comes after these checks (observed)
+    # A version list's note comes after these checks, and after "not installed"; a download tried and failed keeps
+    # it (observed: version-list-other-project).
+    if plugin.blocked in _BEFORE_ENABLEMENT or (plugin.blocked == PluginBlock.OTHER_PROJECT
+                                                and not _download_tried(plugin.id, settings)):
         plugin.notes = [n for n in plugin.notes if not n.startswith(_VERSION_LIST_NOTE)]
     plugin.loads = plugin.blocked is None
     if plugin.loads or (plugin.blocked == PluginBlock.NO_FILES and plugin.list_root):
@@ -388,11 +403,15 @@ def decide(plugin: Plugin, settings: Settings) -> None:
     _ineffective_disable(plugin, settings)
 
 
+def _download_tried(pid: str, settings: Settings) -> bool:
+    """A plugin with no install record here that user or managed settings turn on is downloaded (and fails offline)."""
+    return settings.decide(pid, ("user",)).value is True or settings.decide(pid, ("managed",)).value is True
+
+
 def _not_installed_error(pid: str, name: str, records: list[InstallRecord], settings: Settings) -> str:
     """No install record here. Enabled only by this project's settings (not by user or managed ones), Claude Code
     says it is not installed; otherwise it tries to download it, which fails offline (observed)."""
-    elsewhere = settings.decide(pid, ("user",)).value is True or settings.decide(pid, ("managed",)).value is True
-    if not elsewhere:
+    if not _download_tried(pid, settings):
         return (f'Plugin "{name}" is enabled in project settings but isn\'t installed — run '
                 f"`claude plugin install {pid} --scope project`")
     where = ", ".join(r.project_path or r.install_path or "?" for r in records)
@@ -400,8 +419,17 @@ def _not_installed_error(pid: str, name: str, records: list[InstallRecord], sett
             f"Claude Code tries to download/cache plugin {name} and fails without it")
 
 
-def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
-    """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved."""
+def has_manifest(path: str) -> bool:
+    """Whether a user skill folder's `.claude-plugin/plugin.json` is a file: the folder is then a `@skills-dir` plugin
+    (§3 step 7). Most folders are not: os.access answers "no" without raising, for half the cost of isfile's stat."""
+    return os.access(path, os.F_OK) and os.path.isfile(path)
+
+
+def load_plugins(settings: Settings, diags: list[Diagnostic],
+                 manifest_check: Callable[[str], bool] = has_manifest) -> list[Plugin]:
+    """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved.
+    `manifest_check`: `has_manifest`, or a stand-in that answers from checks made elsewhere (a big cold scan makes
+    them with each folder's SKILL.md, in two processes)."""
     pdir = settings.paths.plugins_dir
     installed_path = os.path.join(pdir, "installed_plugins.json")
     installed, error, _ = read_json_file(installed_path, RECORDS_CAP)
@@ -429,11 +457,9 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
         entries = os.listdir(skills_dir)
     except OSError:
         entries = []
-    # One check per user skill folder, most of which are not plugins: os.access answers "no" without raising, for
-    # half the cost of the stat behind isfile; string joins spare os.path.join's cost on thousands of names.
-    prefix, manifest = os.path.join(skills_dir, ""), os.sep + os.path.join(".claude-plugin", "plugin.json")
-    found = [n for n in entries if not n.startswith(".") and n != "synced"
-             and os.access(prefix + n + manifest, os.F_OK) and os.path.isfile(prefix + n + manifest)]
+    # One check per user skill folder (string joins spare os.path.join's cost on thousands of names).
+    prefix = os.path.join(skills_dir, "")
+    found = [n for n in entries if not n.startswith(".") and n != "synced" and manifest_check(prefix + n + MANIFEST)]
     for n in found:
         root = os.path.join(skills_dir, n)
         plugin = Plugin(f"{n}@skills-dir", n, "skills-dir", scope="user", install_path=root, root=root,
@@ -460,6 +486,9 @@ def load_plugins(settings: Settings, diags: list[Diagnostic]) -> list[Plugin]:
                                     f'enabledPlugins names "{pid}", which has no install record',
                                     fix=f"Install it (claude plugin install {pid}) or remove the entry"))
     return plugins
+
+
+MANIFEST = os.sep + os.path.join(".claude-plugin", "plugin.json")  # after a user skill folder's path: `has_manifest`'s
 
 
 def load_order(plugins: list[Plugin], settings: Settings) -> list[Plugin]:
@@ -631,8 +660,8 @@ def _item_prefix(plugin: Plugin) -> str:
 def list_loaded(plugin: Plugin) -> bool:
     """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
     one whose download/cache it reports as failed (a name with a dot, observed)."""
-    if plugin.list_root is not None:
-        return True
+    if plugin.list_root is not None:  # read from the versioned cache when only its folder is missing (observed)
+        return plugin.blocked == PluginBlock.NO_FILES
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 
@@ -642,7 +671,9 @@ def _list_reads_unloaded(plugin: Plugin, settings: Settings) -> bool:
     and nothing else stops it; one that other values name (a user version list, a string, null, a number, {}) or
     no settings name is not read (observed: disabled-plugin-read, seed 6 tree 5; list-reads-named-plugin, seed 7
     tree 19)."""
-    if plugin.kind != "marketplace" or plugin.fixed_block is not None:
+    # nothing stops it but a missing installPath with its versioned cache folder there (observed: seed 14, tree 9)
+    cache_only = plugin.fixed_block == PluginBlock.NO_FILES and plugin.list_root is not None
+    if plugin.kind != "marketplace" or (plugin.fixed_block is not None and not cache_only):
         return False
     if plugin.read_from_folder is None and not _CACHE_NAME.match(plugin.name):
         return False
