@@ -307,6 +307,15 @@ def key_of(parts: object) -> str:
     return sha256(json.dumps([FORMAT, parts], sort_keys=True, default=str).encode()).hexdigest()[:40]
 
 
+def _fcntl() -> Any:
+    """The fcntl module (file locks), or None where there is none (Windows): no entry is stored there."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on the systems tested here
+        return None
+    return fcntl
+
+
 class Store:
     def __init__(self, folder: str) -> None:
         self.folder = folder
@@ -361,10 +370,9 @@ class Store:
         """The file the entry for `key` is written in (then renamed to its name), created here exclusively with
         mode 0600 and locked (flock) until it is closed: a reader that misses while it is locked waits for it
         (`wait_for_writer`). None when another writer holds it or the folder is not safe to write in."""
-        if not self._private_folder():
+        fcntl = _fcntl()
+        if fcntl is None or not self._private_folder():
             return None
-        import fcntl
-
         path = self._pending(key)
         for _ in range(2):
             try:
@@ -386,8 +394,9 @@ class Store:
     @staticmethod
     def _drop_abandoned(path: str) -> bool:
         """Remove a pending file no writer holds (one that was killed); False when a writer still holds it."""
-        import fcntl
-
+        fcntl = _fcntl()
+        if fcntl is None:
+            return False
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -407,8 +416,9 @@ class Store:
     def wait_for_writer(self, key: str, timeout: float = WRITER_WAIT_S) -> bool:
         """Wait (at most `timeout` seconds) while a writer holds the pending file for `key`; True when there was
         one and it is done, so a fresh look may find its entry."""
-        import fcntl
-
+        fcntl = _fcntl()
+        if fcntl is None:
+            return False
         try:
             fd = os.open(self._pending(key), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:

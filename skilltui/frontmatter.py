@@ -45,7 +45,8 @@ READ_EXTRAS: dict[str, object] = {}
 @contextlib.contextmanager
 def reading_with(fn: ReadHook) -> Iterator[dict[str, object]]:
     """Run `fn(path, text, frontmatter)` on each whole, valid UTF-8 file a discovery parses inside the block; yields
-    READ_EXTRAS (emptied on leaving)."""
+    READ_EXTRAS (emptied on leaving). Process-wide, like the parse cache it sits beside: for a process that runs one
+    discovery at a time (the command line, the TUI's doctor child), never around a discovery in another thread."""
     ON_READ.append(fn)
     try:
         yield READ_EXTRAS

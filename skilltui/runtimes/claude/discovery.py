@@ -133,7 +133,7 @@ def _own(s: Skill) -> ClaudeSkillFacts:
 def _plugin_display(s: Skill) -> str | None:
     """A plugin item's display name: `<plugin>:<frontmatter name>`, not prefixed again when the name already carries
     the prefix (`name: demo:check`, §4.3 observed)."""
-    if not s.display_name or skill_facts(s).named_by_frontmatter:
+    if not s.display_name:
         return s.display_name
     prefix = s.name.rsplit(":", 1)[0] + ":"  # the item's namespace: `plugin:` or `plugin:sub:` (observed)
     return s.display_name if s.display_name.startswith(prefix) else prefix + s.display_name
@@ -932,7 +932,10 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
     scoped: list[Skill] = []
     for s in entries:
         if s.source in ("plugin", "plugin-command") and skill_facts(s).named_by_frontmatter and s.display_name:
-            s.name = f"{s.name.rsplit(':', 1)[0]}:{s.display_name}"  # the items' prefix (manifest name)
+            # the items' prefix (manifest name) and the frontmatter name without it, made a name the way a folder's
+            # is (observed: root-skill-names; the label shows the name as written)
+            prefix = s.name.rsplit(":", 1)[0]
+            s.name = f"{prefix}:{plugin_mod.item_suffix(s.display_name.removeprefix(prefix + ':'))}"
         if s.status != LISTED:
             continue
         if s.path:
