@@ -136,7 +136,8 @@ def main() -> int:
     ap.add_argument("--size", default="120x40")
     ap.add_argument("--dir")
     ap.add_argument("--no-bytecode", action="store_true",
-                    help="keep PYTHONDONTWRITEBYTECODE as set (skilltui compiled from source at every start)")
+                    help="remove skilltui's __pycache__ folders and keep PYTHONDONTWRITEBYTECODE as set: skilltui is "
+                         "compiled from source at every start")
     args = ap.parse_args()
     if not shutil.which("tmux"):
         print("tmux is needed", file=sys.stderr)
@@ -146,6 +147,9 @@ def main() -> int:
     if not os.path.isdir(os.path.join(root, "home")):
         generate(root, skills=5000, plugins=50, per_plugin=20)
     bytecode = not args.no_bytecode
+    if not bytecode:  # a fresh checkout: skilltui's bytecode caches (git-ignored) removed, none written
+        for cache in (ROOT / "skilltui").rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
     if bytecode:  # as installed: compiled once (into skilltui's __pycache__ folders, which git ignores)
         # not the demo's skill folders: a __pycache__ there would be a file the demo shows
         subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", "/demo/tree/", str(ROOT / "skilltui")],
