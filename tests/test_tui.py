@@ -1115,6 +1115,52 @@ async def test_preview_with_no_skill_selected_has_no_body_to_wait_for(demo):
         assert screen.doc is not None or screen.skill is app.selected
 
 
+def test_the_workers_steps_after_the_rows_wait_for_a_quiet_moment_boundedly(demo, monkeypatch):
+    """After the first rows the discovery thread still stats files, writes the cache and imports the other screens;
+    it holds the interpreter lock meanwhile, so each step waits until no key has come for QUIET_SECONDS (at most
+    MAX_QUIET_WAIT_SECONDS), and a cancelled worker does not wait. A fake clock: no wall time in the test."""
+    from types import SimpleNamespace
+
+    from skilltui.tui import app as app_module
+
+    class Clock:
+        def __init__(self) -> None:
+            self.now = 1000.0
+            self.slept: list[float] = []
+
+        def monotonic(self) -> float:
+            return self.now
+
+        def sleep(self, seconds: float) -> None:
+            self.slept.append(seconds)
+            self.now += seconds
+
+    clock = Clock()
+    monkeypatch.setattr(app_module, "time", clock)
+    app = SkilltuiApp(demo, poll=False)
+    running_worker = SimpleNamespace(is_cancelled=False)
+    app._last_input = clock.now - 0.1  # a key a moment ago
+    app._wait_for_quiet(running_worker)
+    assert clock.now - app._last_input == pytest.approx(app_module.QUIET_SECONDS, abs=0.06)
+    clock.slept.clear()
+    app._wait_for_quiet(running_worker)  # quiet already: no wait
+    assert clock.slept == []
+
+    class Typing(Clock):  # a key at every moment: the wait is bounded
+        def sleep(self, seconds: float) -> None:
+            super().sleep(seconds)
+            app._last_input = self.now
+
+    typing = Typing()
+    monkeypatch.setattr(app_module, "time", typing)
+    app._last_input = typing.now
+    app._wait_for_quiet(running_worker)
+    assert sum(typing.slept) == pytest.approx(app_module.MAX_QUIET_WAIT_SECONDS, abs=0.06)
+    typing.slept.clear()
+    app._wait_for_quiet(SimpleNamespace(is_cancelled=True))
+    assert typing.slept == []
+
+
 @aio
 async def test_work_ahead_waits_while_keys_come_and_while_the_event_loop_is_busy(demo):
     """The screens built ahead on the UI thread wait for a quiet moment: a key within QUIET_SECONDS, a check that

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
@@ -198,14 +200,17 @@ def test_tall_text_area_loads_text_given_before_it_has_a_width_once_it_has_one(m
 
     text = "\n".join(f"line {i} " + "word " * (i % 12) for i in range(300))
     wrapped_at: list[int] = []
-    original = WrappedDocument.wrap
 
-    def counting(self, width, *args, **kwargs):
-        if self.document.line_count == 300:
-            wrapped_at.append(width)
-        return original(self, width, *args, **kwargs)
+    def counting(original):
+        def wrap(self, width, *args, **kwargs):
+            if self.document.line_count == 300:
+                wrapped_at.append(width)
+            return original(self, width, *args, **kwargs)
+        return wrap
 
-    monkeypatch.setattr(WrappedDocument, "wrap", counting)
+    # Textual's (a new document is wrapped at width 0 as it is made) and ours (every wrap that is not skipped)
+    monkeypatch.setattr(WrappedDocument, "wrap", counting(WrappedDocument.wrap))
+    monkeypatch.setattr(private._KeptHeightDocument, "_wrap_all", counting(private._KeptHeightDocument._wrap_all))
 
     async def go():
         app = _AreaApp()
@@ -229,6 +234,28 @@ def test_tall_text_area_loads_text_given_before_it_has_a_width_once_it_has_one(m
             assert any("line 1 word" in line for line in private.render_lines(app.screen))
 
     _run(go())
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("ab cdefghijklm -.,:"), max_size=140)  # printable ASCII: the shortcut
+                | st.text(alphabet=st.sampled_from("ab cd\tx-é界 \u200b"), max_size=90) | st.text(max_size=60),
+                max_size=12),
+       st.integers(min_value=0, max_value=40), st.sampled_from([None, 2, 4, 8]))
+@settings(max_examples=400, deadline=None)
+def test_kept_height_document_wraps_exactly_as_textual(lines, width, tab_width):
+    """The wrap with its ASCII shortcut gives Textual's offsets, line maps and tab widths, for any text."""
+    from textual.document._document import Document
+    from textual.document._wrapped_document import WrappedDocument
+
+    document = Document("\n".join(lines))
+    ours, theirs = WrappedDocument(document), WrappedDocument(document)
+    ours.__class__ = private._KeptHeightDocument
+    ours.wrap(width, tab_width)
+    theirs.wrap(width, tab_width)
+    assert ours._wrap_offsets == theirs._wrap_offsets
+    assert ours._offset_to_line_info == theirs._offset_to_line_info
+    assert ours._line_index_to_offsets == theirs._line_index_to_offsets
+    assert ours._tab_width_cache == theirs._tab_width_cache
+    assert ours.height == theirs.height
 
 
 def test_tall_text_area_keeps_a_height_that_follows_text_and_width():

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 
 from textual import events, work
 from textual.app import App
@@ -66,6 +67,7 @@ QUIET_SECONDS = 0.3
 QUIET_CHECK_SECONDS = 0.05
 BUSY_LATENESS = 0.02  # a check that runs this much later than asked: the event loop was busy (a screen being built)
 MAX_POSTPONED = 20  # a screen that never stops repainting (an animation) does not hold the work back for ever
+MAX_QUIET_WAIT_SECONDS = 2.0  # a worker step waits at most this long for a quiet moment
 PREVIEW_WAIT_SECONDS = 0.3
 FIRST_FRAME_WAIT_SECONDS = 1.0  # discovery waits for the first frame at most this long
 _GO = Binding.Group("Screens", compact=True)
@@ -142,18 +144,29 @@ class SkilltuiApp(private.BatchWakingApp[int]):
         if get_current_worker().is_cancelled:
             return
         self.call_from_thread(self._loaded, loaded)
-        # once the rows are on their way: what the first rows do not need
-        data.watch(loaded)
-        if loaded.store is not None:
-            loaded.store()  # a cache write never delays them
-        data.warm_markdown()
-        import_later_screens()
+        # once the rows are on their way: what the first rows do not need, each step after a quiet moment (this
+        # thread holds the interpreter lock while it works, so a key's screen would be built at half speed)
+        worker = get_current_worker()
+        steps = [partial(data.watch, loaded), *([loaded.store] if loaded.store is not None else []),
+                 data.warm_markdown, import_later_screens]
+        for step in steps:
+            self._wait_for_quiet(worker)
+            step()
         # the UI thread's own work ahead starts once this thread's imports are done: it would otherwise wait on their
         # import locks (and fight this thread for the interpreter lock) while the user may already be typing
         self.call_from_thread(self._start_warm_up)
         diags = data.diagnostics(opts, loaded.catalog)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._diagnosed, loaded, diags)
+
+    def _wait_for_quiet(self, worker) -> None:
+        """In a worker thread: wait (boundedly) until no key has come for QUIET_SECONDS."""
+        deadline = time.monotonic() + MAX_QUIET_WAIT_SECONDS
+        while not worker.is_cancelled and (now := time.monotonic()) < deadline:
+            wait = QUIET_SECONDS - (now - self._last_input)
+            if wait < 0.001:  # (not <= 0: a rounding remainder would be slept in ever smaller steps)
+                return
+            time.sleep(min(wait, QUIET_CHECK_SECONDS))
 
     def _load_failed(self, message: str) -> None:
         self.load_error = message

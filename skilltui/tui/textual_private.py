@@ -30,11 +30,14 @@ Why each is needed:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
+from textual._wrap import compute_wrap_offsets
 from textual.app import App
 from textual.document._wrapped_document import WrappedDocument
+from textual.expand_tabs import get_tab_widths
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, TextArea
@@ -146,6 +149,43 @@ def render_lines(screen: Screen) -> list[str]:
     return [strip.text for strip in screen._compositor.render_strips()]
 
 
+_WORD = re.compile(r"[^ ]")
+
+
+def _ascii_wrap_offsets(line: str, width: int) -> list[int]:
+    """textual._wrap.compute_wrap_offsets for a line of printable ASCII (each character one cell, no tabs), a row at
+    a time instead of a chunk at a time. Textual's chunks are a word with the spaces after it (or leading spaces);
+    a row takes chunks while they end within it; the chunk that does not is moved to the next row, or, if longer
+    than a row, folded into rows of `width` characters from its start."""
+    n = len(line)
+    breaks: list[int] = []
+    row = pos = 0  # where the current row starts; where the next chunk starts
+    while row + width < n:
+        limit = row + width
+        # the chunk that does not fit starts at the last chunk start in [pos, limit]: after a space, not a space
+        j = line.rfind(" ", pos, limit)
+        if j >= 0 and line[j + 1] == " ":  # j + 1 == limit, inside a run of spaces: its word's start
+            k = j
+            while k > pos and line[k - 1] == " ":
+                k -= 1
+            j = line.rfind(" ", pos, k)
+        start = pos if j < 0 else j + 1
+        space = line.find(" ", start)
+        if space < 0:
+            end = n
+        else:
+            after = _WORD.search(line, space)
+            end = n if after is None else after.start()
+        if end - start <= width:
+            breaks.append(start)  # start > 0: a chunk at 0 that fits a row would have ended within it
+            row = pos = start
+        else:  # longer than a row: folded
+            last = start + (end - start - 1) // width * width
+            breaks.extend(range(start or width, last + 1, width))
+            row, pos = last, end
+    return breaks
+
+
 class _KeptHeightDocument(WrappedDocument):
     """A wrapped document whose height is computed once per wrap, not once per question, and which is not wrapped
     again at the width it is wrapped at (TextArea rewraps whenever a scrollbar comes or goes, even at the same
@@ -157,9 +197,40 @@ class _KeptHeightDocument(WrappedDocument):
     def wrap(self, width: int, tab_width: int | None = None) -> None:
         if (width, tab_width) == self._wrapped_at:
             return  # same text, same width: the same offsets
-        super().wrap(width, tab_width)
+        self._wrap_all(width, tab_width)
         self._wrapped_at = (width, tab_width)
         self._kept_height = None
+
+    def _wrap_all(self, width: int, tab_width: int | None) -> None:
+        """WrappedDocument.wrap, with a shortcut for lines of printable ASCII (no tabs, one cell a character): the
+        same offsets (tests/test_tui_private.py compares them), in a fraction of the time."""
+        self._width = width
+        if tab_width:
+            self._tab_width = tab_width
+        tab_size = self._tab_width
+        wrap_offsets: list[list[int]] = []
+        line_info: list[tuple[int, int]] = []
+        line_offsets: list[list[int]] = []
+        tab_widths: list[list[int]] = []
+        current = 0
+        for index, line in enumerate(self.document.lines):
+            if line.isascii() and line.isprintable():
+                offsets = _ascii_wrap_offsets(line, width) if width else []
+                tab_widths.append([0] if line else [])  # as get_tab_widths: one section, none when empty
+            else:
+                sections = get_tab_widths(line, tab_size)
+                offsets = compute_wrap_offsets(line, width, tab_size=tab_size,
+                                               precomputed_tab_sections=sections) if width else []
+                tab_widths.append([w for _, w in sections])
+            wrap_offsets.append(offsets)
+            rows = len(offsets) + 1
+            line_offsets.append(list(range(current, current + rows)))
+            line_info.extend((index, y) for y in range(rows))
+            current += rows
+        self._wrap_offsets = wrap_offsets
+        self._offset_to_line_info = line_info
+        self._line_index_to_offsets = line_offsets
+        self._tab_width_cache = tab_widths
 
     def wrap_range(self, *args: Any, **kwargs: Any) -> Any:
         result = super().wrap_range(*args, **kwargs)
@@ -177,7 +248,8 @@ class _KeptHeightDocument(WrappedDocument):
 class TallTextArea(TextArea):
     """A TextArea for long text: its wrapped document keeps its height between wraps, and text given before the area
     has a width (not laid out yet: a screen being built) is loaded once it has one, so it is wrapped once, at that
-    width, and not first at width 0 (each pass over the budget's 6,000-line prompt cost ~10-40 ms)."""
+    width, and not first at width 0 (each pass over the budget's 6,000-line prompt cost ~10-40 ms); on a screen
+    being shown, just after its first frame (loading the budget's prompt is ~0.04 s of that frame otherwise)."""
 
     _pending: str | None = None
 
@@ -199,6 +271,14 @@ class TallTextArea(TextArea):
         return bool(self.size.width and (self.wrap_width or not self.soft_wrap))
 
     def on_resize(self) -> None:
+        if self._pending is not None and self._has_width():
+            if self.screen.is_current:
+                # shown now: the rest of the screen's first frame goes out first, the text in the next one
+                self.call_after_refresh(self._load_pending)
+            else:
+                self._load_pending()
+
+    def _load_pending(self) -> None:
         if self._pending is not None and self._has_width():
             text, self._pending = self._pending, None
             if self.text != text:
