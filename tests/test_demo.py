@@ -78,3 +78,20 @@ def test_each_deliberate_defect_shows_once_and_its_fix_works(demo, capsys):
     codes = doctor.counts(doctor.run(demo, ("claude",)))
     for code in ("claude-name-invalid", "claude-frontmatter-retried", "skill-link-broken", "plugin-ineffective-disable"):
         assert code not in codes, code
+
+
+def test_bytecode_of_an_installed_package_is_not_copied_into_the_demo(tmp_path, monkeypatch):
+    """`pip install` compiles the demo's scripts next to them; the demo must not list a `.pyc` as a referenced file."""
+    import compileall
+    import shutil
+
+    from skilltui import demo as demo_mod
+
+    tree = tmp_path / "tree"
+    shutil.copytree(demo_mod.TREE, tree)
+    assert compileall.compile_dir(str(tree), quiet=1)  # what an installed package holds
+    assert list(tree.rglob("__pycache__"))
+    monkeypatch.setattr(demo_mod, "TREE", str(tree))
+    dest = demo_mod.install(str(tmp_path / "copy"))
+    assert not [p for p in (tmp_path / "copy").rglob("*") if "__pycache__" in p.parts]
+    assert os.path.isfile(os.path.join(dest, "home/.claude/skills/pdf-tools/scripts/extract.py"))

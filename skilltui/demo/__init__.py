@@ -68,7 +68,9 @@ def install(dest: str) -> str:
     """Copy the demo tree to `dest` (fresh), restoring dot names, filling $DEMO, marking the git root."""
     if os.path.isdir(dest):
         shutil.rmtree(dest)
-    for dirpath, _dirnames, filenames in os.walk(TREE):
+    for dirpath, dirnames, filenames in os.walk(TREE):
+        # an installed package may hold bytecode of the demo's scripts (pip compiles them): not part of the demo
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         rel = os.path.relpath(dirpath, TREE)
         out_dir = os.path.join(dest, *[_undot(p) for p in rel.split(os.sep) if p != "."])
         os.makedirs(out_dir, exist_ok=True)
