@@ -202,11 +202,11 @@ class SkilltuiApp(private.BatchWakingApp[int]):
         self._warm_due = time.monotonic() + delay
         self.set_timer(delay, self._warm_step)
 
-    def _warm_wait(self) -> float:
+    def _warm_wait(self, now: float | None = None) -> float:
         """0 when work ahead may run now, else how long to wait: a key came within QUIET_SECONDS, or the event loop
         is busy (this check ran late: a screen is being built) or a frame is pending (postponed a bounded number
-        of times)."""
-        now = time.monotonic()
+        of times). `now`: the monotonic clock's reading (a test passes its own)."""
+        now = time.monotonic() if now is None else now
         wait = QUIET_SECONDS - (now - self._last_input)
         if wait > 0:
             return max(wait, QUIET_CHECK_SECONDS)
