@@ -12,6 +12,7 @@ from dataclasses import asdict
 
 import pytest
 from test_doctor_parallel import _home, _json
+from test_doctor_shortcuts import SHAPES
 
 from skilltui import doctor, frontmatter, parallel
 from skilltui.checks import conformance
@@ -24,11 +25,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Every shape `_early` must leave to the pass or answer alike: CRLF, a BOM, bad UTF-8, a file over the cap, invisible
 # characters in the body, a lower-case skill.md, a link out of the folder, bad YAML, no frontmatter, a link in code.
 FILES = {
-    "crlf": b"---\r\nname: Crlf\r\ndescription: C.\r\nlicense: [a]\r\n---\r\nSee [x](missing.md).\r\n",
-    "bom": "\ufeff---\nname: bom\ndescription: B.\n---\n[y](nope.md)\n".encode(),
-    "bad-utf8": b"---\nname: bad-utf8\ndescription: Bad \xff byte.\n---\n[z](gone.md)\n",
-    "huge": b"---\nname: huge\ndescription: Big.\n---\n[w](lost.md)\n" + b"x" * 1_000_100 + b"\n",
-    "hidden": "---\nname: hidden\ndescription: H.\n---\nZero\u200bwidth [v](away.md)\n".encode(),
+    **SHAPES,
     "plain": b"---\nname: plain\ndescription: P.\n---\n[u](here.md) and [t](../../out.md)\n",
     "yaml": b"---\nname: yaml\ndescription: Do: this: now\n---\n[s](s.md)\n",
     "none": b"no frontmatter [r](r.md)\n",

@@ -114,18 +114,24 @@ def test_check_failures_are_counted_across_parts(tmp_path, small_parts, monkeypa
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
 
 
-def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatch):
-    """With the pass cut in parts, the plugin checks run once, in the last child (not in this process). When discovery
-    did the lenses' work (the pass is short), the budget check has the child and the plugin checks stay here."""
-    opts = _home(tmp_path, 41)
+def _pids_of_calls(monkeypatch, name: str) -> list[int]:
+    """The process id of each call of `doctor.<name>` from now on, in this process (a forked child's calls stay there)."""
     calls: list[int] = []
-    real = doctor._check_plugin
+    real = getattr(doctor, name)
 
     def counted(*args):
         calls.append(os.getpid())
         return real(*args)
 
-    monkeypatch.setattr(doctor, "_check_plugin", counted)
+    monkeypatch.setattr(doctor, name, counted)
+    return calls
+
+
+def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatch):
+    """With the pass cut in parts, the plugin checks run once, in the last child (not in this process). When discovery
+    did the lenses' work (the pass is short), the budget check has the child and the plugin checks stay here."""
+    opts = _home(tmp_path, 41)
+    calls = _pids_of_calls(monkeypatch, "_check_plugin")
     one = _json(doctor.run(opts, ("claude",)))
     assert calls == [os.getpid()] * 3
     calls.clear()
@@ -165,14 +171,7 @@ def test_the_budget_check_runs_beside_the_pass_with_the_same_finding(tmp_path, s
     opts = _home(tmp_path, 41)
     settings = tmp_path / "home/.claude/settings.json"
     settings.write_text(json.dumps({**json.loads(settings.read_text()), "skillListingBudgetFraction": 0.0005}))
-    calls: list[int] = []
-    real = doctor.budget_findings
-
-    def counted(*args):
-        calls.append(os.getpid())
-        return real(*args)
-
-    monkeypatch.setattr(doctor, "budget_findings", counted)
+    calls = _pids_of_calls(monkeypatch, "budget_findings")
     one = _json(doctor.run(opts, ("claude",)))
     assert calls == [os.getpid()]
     assert [d["code"] for d in one].count("claude-listing-over-budget") == 1

@@ -106,6 +106,17 @@ def test_listing_check_builds_the_prompt_only_when_a_description_hides_something
     assert built == ["codex"] and [d.code for d in found] == ["invisible-characters"]  # Codex keeps it
 
 
+# SKILL.md shapes that decode differently: CRLF, a BOM, bad UTF-8, a file over the cap, invisible characters
+SHAPES = {
+    "crlf": b"---\r\nname: Crlf\r\ndescription: C.\r\nlicense: [a]\r\n---\r\nSee [x](missing.md).\r\n",
+    "bom": "\ufeff---\nname: bom\ndescription: B.\n---\n[y](nope.md)\n".encode(),
+    "bad-utf8": b"---\nname: bad-utf8\ndescription: Bad \xff byte.\n---\n[z](gone.md)\n",
+    "huge": b"---\nname: huge\ndescription: Big.\n---\n[w](lost.md)\n" + b"x" * 1_000_100 + b"\n",
+    "hidden": "---\nname: hidden\ndescription: H.\n---\nZero\u200bwidth [v](away.md)\n".encode(),
+    "plain": b"---\nname: plain\ndescription: P.\n---\n[u](here.md)\n",
+}
+
+
 def test_one_decode_for_both_lenses_gives_the_findings_of_two(tmp_path, monkeypatch):
     """The pass decodes a SKILL.md once for the link/body lenses and conformance (doctor._decoded) when the file is
     within both caps and valid UTF-8; CRLF, a BOM, bad UTF-8, a file over the cap and invisible characters give the
@@ -114,15 +125,7 @@ def test_one_decode_for_both_lenses_gives_the_findings_of_two(tmp_path, monkeypa
     from skilltui.model import Options
 
     skills = tmp_path / "home/.claude/skills"
-    files = {
-        "crlf": b"---\r\nname: Crlf\r\ndescription: C.\r\nlicense: [a]\r\n---\r\nSee [x](missing.md).\r\n",
-        "bom": "\ufeff---\nname: bom\ndescription: B.\n---\n[y](nope.md)\n".encode(),
-        "bad-utf8": b"---\nname: bad-utf8\ndescription: Bad \xff byte.\n---\n[z](gone.md)\n",
-        "huge": b"---\nname: huge\ndescription: Big.\n---\n[w](lost.md)\n" + b"x" * 1_000_100 + b"\n",
-        "hidden": "---\nname: hidden\ndescription: H.\n---\nZero\u200bwidth [v](away.md)\n".encode(),
-        "plain": b"---\nname: plain\ndescription: P.\n---\n[u](here.md)\n",
-    }
-    for name, data in files.items():
+    for name, data in SHAPES.items():
         (skills / name).mkdir(parents=True)
         (skills / name / "SKILL.md").write_bytes(data)
     (tmp_path / "repo").mkdir()
