@@ -51,22 +51,30 @@ def _unit(parse: Callable[[str, str], Any], what: str) -> Callable[[str], Any]:
     return convert
 
 
+# The options every command takes, before or after it: (flag, argparse keywords).
+_GLOBAL: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--cwd", {"help": "the project directory the agent would be started in"}),
+    ("--home", {"help": "the home directory used for discovery (default $HOME)"}),
+    ("--runtime", {"choices": REGISTRY,  # the mapping itself: a runtime registered later is a choice too
+                   "help": "whose discovery rules to apply (default claude; `all` for show and doctor)"}),
+    ("--managed-dir", {"help": "Claude Code managed (policy) directory"}),
+    ("--add-dir", {"action": "append", "help": "an additional directory, as Claude Code's --add-dir"}),
+    ("--settings", {"help": "flag settings: a JSON object or a file path, as Claude Code's --settings"}),
+    ("--omp-rules", {"choices": ("14", "18"), "help": "oh-my-pi rule set (default 18)"}),
+    ("--native-dir", {"help": "oh-my-pi native folder name (default .omp; .xcsh for the fork)"}),
+    ("--demo", {"action": "store_true", "help": "use the bundled demo home and project (a temporary copy)"}),
+    ("--demo-reset", {"action": "store_true", "help": "use the demo (as --demo), starting again from a fresh copy"}),
+    ("--no-cache", {"action": "store_true", "help": "do not use or store answers in the cache (also SKILLTUI_NO_CACHE=1)"}),
+)
+# The global options that take a value, and those that do not: enough to find the command in the usual arguments.
+_FLAGS = frozenset(flag for flag, kw in _GLOBAL if kw.get("action") == "store_true")
+_VALUED = frozenset(flag for flag, _ in _GLOBAL) - _FLAGS
+
+
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     d: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
-    parser.add_argument("--cwd", help="the project directory the agent would be started in", **d)
-    parser.add_argument("--home", help="the home directory used for discovery (default $HOME)", **d)
-    parser.add_argument("--runtime", choices=tuple(REGISTRY),
-                        help="whose discovery rules to apply (default claude; `all` for show and doctor)", **d)
-    parser.add_argument("--managed-dir", help="Claude Code managed (policy) directory", **d)
-    parser.add_argument("--add-dir", action="append", help="an additional directory, as Claude Code's --add-dir", **d)
-    parser.add_argument("--settings", help="flag settings: a JSON object or a file path, as Claude Code's --settings", **d)
-    parser.add_argument("--omp-rules", choices=("14", "18"), help="oh-my-pi rule set (default 18)", **d)
-    parser.add_argument("--native-dir", help="oh-my-pi native folder name (default .omp; .xcsh for the fork)", **d)
-    parser.add_argument("--demo", action="store_true", help="use the bundled demo home and project (a temporary copy)", **d)
-    parser.add_argument("--demo-reset", action="store_true",
-                        help="use the demo (as --demo), starting again from a fresh copy", **d)
-    parser.add_argument("--no-cache", action="store_true",
-                        help="do not use or store answers in the cache (also SKILLTUI_NO_CACHE=1)", **d)
+    for flag, kwargs in _GLOBAL:
+        parser.add_argument(flag, **kwargs, **d)
 
 
 def _json_options(p: argparse.ArgumentParser, group: argparse._MutuallyExclusiveGroup | None = None) -> None:
@@ -716,12 +724,6 @@ def _after_exit() -> None:
             pass
 
 
-# The global options that take a value, and those that do not: enough to find the command in the usual arguments.
-_VALUED = frozenset(("--cwd", "--home", "--runtime", "--managed-dir", "--add-dir", "--settings", "--omp-rules",
-                     "--native-dir"))
-_FLAGS = frozenset(("--demo", "--demo-reset", "--no-cache"))
-
-
 def _named_command(argv: Sequence[str]) -> str | None:
     """The command the arguments name, when it can be told without a parser; None when unsure (help, an abbreviated
     or unknown option, no command): the whole parser then reads them."""
@@ -765,11 +767,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (one line, exit 2), --help and --version: a code, not an exception
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     assert args is not None
-    for name in ("cwd", "home", "runtime", "managed_dir", "add_dir", "settings", "omp_rules", "native_dir"):
-        setattr(args, name, getattr(args, name, None))
-    args.demo = getattr(args, "demo", False)
-    args.demo_reset = getattr(args, "demo_reset", False)
-    args.no_cache = getattr(args, "no_cache", False)
+    for flag, _ in _GLOBAL:  # given neither before nor after the command: the default
+        name = flag[2:].replace("-", "_")
+        setattr(args, name, getattr(args, name, False if flag in _FLAGS else None))
     args.runtime_all = runtime_all
     if runtime_all and args.command not in ("show", "doctor"):
         (parser or build_parser()).error("--runtime all is accepted by show and doctor only")

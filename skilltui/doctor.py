@@ -364,9 +364,8 @@ class _ReadOnce:
     text: str | None = None
 
     def __call__(self, path: str) -> tuple[str | None, str | None, bool]:
-        if path == self.path and self.text is not None:  # what skill_md_text gives for a file within the cap: newlines made \n
-            text = self.text
-            return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text), None, False
+        if path == self.path and self.text is not None:  # what skill_md_text gives for a file within the cap
+            return conformance.newlines_as_lf(self.text), None, False
         if path == self.path and self.raw is not None:
             return conformance.skill_md_text(self.raw, os.path.basename(path))
         return conformance.read_skill_md(path)

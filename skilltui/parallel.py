@@ -126,11 +126,14 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     claims an item before doing it and stops when the other's counter reaches its own: at most the item where they
     meet is done twice (same result), and none is left out. A child that fails leaves its items to this process:
     `here` then runs on each of them (after `take` may have had some: `here` must be able to redo an item)."""
-    n = len(items)
-    if not n or not can_fork():
+    def alone() -> None:  # no child: all of it here
         first()
         for item in items:
             here(item)
+
+    n = len(items)
+    if not n or not can_fork():
+        alone()
         return None
     try:
         shared = mmap.mmap(-1, 16)  # anonymous and shared: both processes see both counters
@@ -138,9 +141,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
         read_fd, write_fd = os.pipe()
         note_r, note_w = os.pipe()
     except (OSError, ValueError):
-        first()
-        for item in items:
-            here(item)
+        alone()
         return None
     struct.pack_into("qq", shared, 0, 0, n)
     known = len(observed) if observed is not None else 0
@@ -149,9 +150,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     except OSError:
         for fd in (read_fd, write_fd, note_r, note_w):
             os.close(fd)
-        first()
-        for item in items:
-            here(item)
+        alone()
         return None
     if pid == 0:  # the child: from the end backwards, publishing as it goes; then what is left and what it observed
         code = 1

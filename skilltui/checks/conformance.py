@@ -761,7 +761,12 @@ def skill_md_text(raw: RawFile, name: str = "SKILL.md") -> tuple[str | None, str
             text = data[: exc.start].decode("utf-8", errors="replace")
         else:
             return None, f"Cannot read {name}: not UTF-8 text (byte {exc.start}: {exc.reason})", truncated
-    return text.replace("\r\n", "\n").replace("\r", "\n"), None, truncated
+    return newlines_as_lf(text), None, truncated
+
+
+def newlines_as_lf(text: str) -> str:
+    """CRLF and CR made LF, as `read_text()` does."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:

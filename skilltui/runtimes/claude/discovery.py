@@ -406,9 +406,12 @@ def _ahead(path: str) -> tuple[tuple[float, ...], Compact | None] | None:
         st = os.stat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SKILL_BYTES:
-        return _stat_fields(st), None
-    return _stat_fields(st), _parse_compact((path, st))
+    return _stat_fields(st), _parse_compact((path, st)) if _will_read(st) else None
+
+
+def _will_read(st: os.stat_result) -> bool:
+    """Whether `_load_entry` reads the file: a regular file within Claude Code's size (§3 step 4)."""
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SKILL_BYTES
 
 
 def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
@@ -431,7 +434,7 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
         except OSError:
             return
         scan.ahead[path] = st
-        if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SKILL_BYTES:
+        if _will_read(st):
             try:
                 _parsed(path, st)
             except OSError:
