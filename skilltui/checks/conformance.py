@@ -854,10 +854,13 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
 
     given = os.fspath(skill_dir)  # plain strings below: Path objects cost more than the checks on a big tree
     folder = os.path.abspath(_skill_dir_of(Path(given)) if "skill.md" in given.lower() else given)
-    try:  # one stat: Path.exists() and is_dir() would take two
-        exists, is_dir = True, stat.S_ISDIR(os.stat(folder).st_mode)
-    except (OSError, ValueError):
-        exists, is_dir = False, False
+    if skill_md_named:  # the caller opened a file in it: a folder that exists
+        exists, is_dir = True, True
+    else:
+        try:  # one stat: Path.exists() and is_dir() would take two
+            exists, is_dir = True, stat.S_ISDIR(os.stat(folder).st_mode)
+        except (OSError, ValueError):
+            exists, is_dir = False, False
     if not exists or not is_dir:
         message = f"Path does not exist: {folder}" if not exists else f"Not a directory: {folder}"
         return [diag("spec-missing-skill-md", folder, message, fix="Point at a skill folder holding SKILL.md.")]
