@@ -36,7 +36,7 @@ from skilltui.model import (
     StatusValue,
 )
 from skilltui.runtimes.claude import plugins as plugin_mod
-from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
+from skilltui.runtimes.claude.entry import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
 from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
 from skilltui.text import collate, utf16_len
