@@ -16,11 +16,12 @@ from typing import Final, Literal, NamedTuple
 
 from skilltui import fsio
 from skilltui.model import Skill
+from skilltui.runtimes.claude.entry import DEFAULT_CAP as DEFAULT_CAP  # re-exported: views import them from here
+from skilltui.runtimes.claude.entry import entry_text as entry_text
 from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
-from skilltui.text import cap_utf16, sanitize, utf16_len, width
+from skilltui.text import width
 
 DEFAULT_VERSION = "2.1.332"
-DEFAULT_CAP = 1536  # settings.skillListingMaxDescChars default (§7.2)
 DEFAULT_FRACTION = 0.01  # settings.skillListingBudgetFraction default (§8.1)
 DEFAULT_WINDOW = 200_000
 LISTING_INTRO = "The following skills are available for use with the Skill tool:\n\n"  # also heads later blocks
@@ -207,18 +208,6 @@ def _score_of(name: str, usage: Usage | None, now_ms: float) -> float:
 
 
 # --- §7.2 rows -------------------------------------------------------------------------------------------------------
-
-
-def entry_text(skill: Skill, cap: int = DEFAULT_CAP) -> tuple[str, bool]:
-    """(the entry's listing text, whether the cap cut it). Description and when_to_use are sanitised separately;
-    a scoped extra's suffix (§6.3, generated text) follows the description, before ` - when_to_use`."""
-    text = sanitize(skill.description or "")
-    if skill.scoped_suffix is not None:
-        text += skill.scoped_suffix
-    if skill.when_to_use:  # JavaScript truthiness: an empty when_to_use adds nothing
-        text += " - " + sanitize(skill.when_to_use)
-    capped = utf16_len(text) > cap
-    return (cap_utf16(text, cap) if capped else text), capped
 
 
 @dataclass(slots=True)
