@@ -11,11 +11,19 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
+
+def unquote(text: str) -> str:
+    """urllib.parse.unquote, imported only for a text with a `%` (without one it returns the text as it is)."""
+    if "%" not in text:
+        return text
+    from urllib.parse import unquote as decode
+
+    return decode(text)
+
 
 _SKILL_URL = re.compile(r"skill://[^\s)\]>`'\"]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
