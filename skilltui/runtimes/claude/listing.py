@@ -16,6 +16,7 @@ from typing import Final, Literal, NamedTuple
 
 from skilltui import fsio
 from skilltui.model import Skill
+from skilltui.runtimes.claude.settings import env_truthy
 from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
 from skilltui.text import cap_utf16, sanitize, utf16_len, width
 
@@ -66,11 +67,6 @@ _SUFFIX_1M = re.compile(r"\[1m\]$", re.IGNORECASE)
 _DATE = re.compile(r"(?:-|@)\d{8}$")  # dated ids: claude-sonnet-4-5-20250929, Vertex claude-sonnet-4-5@20250929
 
 
-def _truthy(value: str | None) -> bool:
-    """Claude Code's reading of boolean environment variables."""
-    return value is not None and value.strip().lower() in ("1", "true", "yes", "on")
-
-
 def _canonical(model_id: str) -> tuple[str, bool]:
     """(id without `[1m]` and date, asked for 1M). The Claude 4.0 dated ids (`claude-sonnet-4-20250514`) are 4-0."""
     mid = model_id.strip().lower()
@@ -91,9 +87,9 @@ def model_info(model_id: str | None, env: Mapping[str, str]) -> ModelInfo:
             window, cpt = (1_000_000 if one_m and mid in _OFFERS_1M else DEFAULT_WINDOW), 4
         else:  # opus-4-7 and later, every *-5*, the aliases and unknown ids
             window, cpt = 1_000_000, 3
-    if window > DEFAULT_WINDOW and _truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
+    if window > DEFAULT_WINDOW and env_truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
         window = DEFAULT_WINDOW
-    if _truthy(env.get("DISABLE_COMPACT")):
+    if env_truthy(env.get("DISABLE_COMPACT")):
         forced = _positive_int(env.get("CLAUDE_CODE_MAX_CONTEXT_TOKENS"))
         if forced is not None:
             window = forced
@@ -263,7 +259,7 @@ def _prepare_entry(skill: Skill, version: str, cap: int, usage: Usage | None, no
         if data is None:
             raise ValueError(f"no data for shipped entry {name!r} of Claude Code {version}")
         return PreparedEntry(name, label, skill.source or data.source, True, data.exempt, False, None, name_row,
-                             data.full_width, data.name_only_width, score)  # fmt: skip
+                             data.width_under_cap(cap), data.name_only_width, score)  # fmt: skip
     text, capped = entry_text(skill, cap)
     full_row = f"- {label}: {text}"
     return PreparedEntry(name, label, skill.source, False, False, False, full_row, name_row,
