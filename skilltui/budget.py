@@ -4,57 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from skilltui.model import Catalog, Options
 from skilltui.runtimes import ModelTexts, PromptText
 from skilltui.runtimes.claude import listing
-from skilltui.runtimes.claude.settings import Settings as ClaudeSettings
+
+# re-exported: the model choice has its own module, so that `list` need not import this one
+from skilltui.runtimes.claude.models import DEFAULT_MODEL as DEFAULT_MODEL
+from skilltui.runtimes.claude.models import ModelChoice as ModelChoice
+from skilltui.runtimes.claude.models import ModelSource as ModelSource
+from skilltui.runtimes.claude.models import default_model as default_model
 from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import safe
-
-DEFAULT_MODEL = "claude-opus-5-5"  # what Claude Code 2.1.332 runs for an API-key session with nothing set (§8.0)
-ModelSource = Literal["flag", "env", "settings", "default", "context-window"]
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    """Which model the simulation runs and why (spec/claude-code.md §8.0)."""
-
-    model: str | None  # None when the caller chose a context window instead of a model
-    source: ModelSource
-    why: str  # one line for people
-    assumed: str | None = None  # what the simulation assumes because no file shows it
-
-    @property
-    def short(self) -> str:
-        """Where the model comes from, in a few words (a one-line display has no room for `why`)."""
-        return {"flag": "given with --model", "env": "from ANTHROPIC_MODEL", "settings": "from settings",
-                "default": "Claude Code's default", "context-window": "a window was given"}[self.source]
-
-    def to_json(self) -> dict[str, object]:
-        return {"model": self.model, "model_source": self.source, "model_why": self.why, "assumed": self.assumed}
-
-
-def default_model(catalog: Catalog, opts: Options, flag: str | None = None) -> ModelChoice:
-    """The model Claude Code would run for this user: `--model`, else ANTHROPIC_MODEL, else the merged settings'
-    `model`, else Claude Code's default. The default and `[1m]` windows also depend on the account, which no file
-    shows: that is said in `assumed`, never silently."""
-    one_m = "a [1m] window depends on the account; it is taken as offered"
-    if flag and flag.strip():
-        return ModelChoice(flag, "flag", f"{flag} — given with --model", one_m if "[1m]" in flag.lower() else None)
-    env = (opts.env.get("ANTHROPIC_MODEL") or "").strip()
-    if env:
-        return ModelChoice(env, "env", f"{env} — from ANTHROPIC_MODEL", one_m if "[1m]" in env.lower() else None)
-    settings = catalog.settings
-    for src in settings.sources if isinstance(settings, ClaudeSettings) else ():  # highest precedence first
-        value = src.data.get("model")
-        if src.scope != "add-dir" and isinstance(value, str) and value.strip():
-            return ModelChoice(value, "settings", f"{value} — set as `model` in {src.path or '--settings'}",
-                               one_m if "[1m]" in value.lower() else None)
-    return ModelChoice(DEFAULT_MODEL, "default",
-                       f"{DEFAULT_MODEL} — Claude Code's default; set `model` in settings or pass --model to change",
-                       "Claude Code's default model for an API-key session; subscription plans may run another model")
 
 
 @dataclass

@@ -656,10 +656,11 @@ def cmd_doctor(args: argparse.Namespace, opts: Options) -> int:
     from skilltui.text import safe
 
     runtimes = tuple(REGISTRY) if args.runtime_all else (opts.runtime,)
-    diags = doctor.run(opts, runtimes, workers=parallel.cpus())
-    if args.json:
-        _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)
-    else:
+    with _no_cyclic_gc():  # tens of thousands of findings, catalog entries and their JSON: no cycles to collect
+        diags = doctor.run(opts, runtimes, workers=parallel.cpus())
+        if args.json:
+            _emit_json({"runtimes": list(runtimes), "diagnostics": [d.to_json() for d in diags]}, args)
+    if not args.json:
         if not diags:
             print("No problems found.")
         for d in diags:

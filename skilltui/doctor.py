@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from skilltui import budget, frontmatter, refs
+from skilltui import frontmatter, refs
 from skilltui.checks import conformance, delivery, invisible
 from skilltui.frontmatter import FileFrontmatter, claude_body
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Severity, Skill
@@ -418,6 +418,8 @@ def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | Non
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     """Which entries lose their description at the runtime's default window."""
+    from skilltui import budget  # imported by the child that runs this check (`_beside`), not before discovery
+
     view = budget.run(opts, catalog=catalog)
     if not isinstance(view, budget.BudgetView) or not view.result.over_budget:
         return []

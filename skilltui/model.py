@@ -191,7 +191,8 @@ def skill_json_text(s: Skill, enc: json.JSONEncoder) -> str:
     try:
         if (o is not None and type(o) is not int) or type(shipped) is not bool:
             raise TypeError(o)
-        text = (f'{{"name":{q(s.name)},"label":{q(s.label or s.name)},"description":{"null" if d is None else q(d)},'
+        name = q(s.name)
+        text = (f'{{"name":{name},"label":{name if not s.label or s.label == s.name else q(s.label)},"description":{"null" if d is None else q(d)},'
                 f'"when_to_use":{"null" if w is None else q(w)},"source":{q(s.source)},"root":{q(s.root)},'
                 f'"path":{q(s.path)},"plugin":{"null" if p is None else q(p)},"status":{q(s.status)},'
                 f'"reason":{"null" if r is None else q(r)},"shadowed_by":{"null" if b is None else q(b)},'

@@ -10,6 +10,7 @@ for the items concerned, and the caller does those itself: the answer never depe
 
 from __future__ import annotations
 
+import itertools
 import marshal
 import mmap
 import os
@@ -158,21 +159,26 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
             os.close(read_fd)
             os.close(note_r)
             low, batch, at, top = n, [], 0, n  # top: the highest index not yet published
+            seen: list[tuple[Any, Any]] = []  # observations not yet published
             while low - 1 >= struct.unpack_from("q", shared, 0)[0]:
                 low -= 1
                 struct.pack_into("q", shared, 8, low)
                 batch.append(_safe(there, items[low]))
+                if observed is not None and len(observed) > known:  # the item's new observations: the newest
+                    seen += reversed(list(itertools.islice(reversed(observed.items()), len(observed) - known)))
+                    known = len(observed)
                 if len(batch) >= BATCH:
-                    blob = marshal.dumps([top, batch])
+                    blob = marshal.dumps([top, batch, seen])
                     if at + 8 + len(blob) <= SHARED_BYTES:  # else it all goes with the last message
                         struct.pack_into("q", frames, at, len(blob))
                         frames[at + 8 : at + 8 + len(blob)] = blob
                         at += 8 + len(blob)
                         os.write(note_w, struct.pack("q", at))  # after the frame: the pipe orders the two
-                        top, batch = low, []
+                        top, batch, seen = low, [], []
             os.close(note_w)
             batch.reverse()
-            seen = list(observed.items())[known:] if observed is not None else []
+            if observed is not None:
+                seen += list(observed.items())[known:]
             _send(write_fd, [low, batch, seen])
             code = 0
         finally:
@@ -182,7 +188,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     os.set_blocking(note_r, False)
     started = time.monotonic()
     got: dict[int, Any] = {}
-    reader = _Frames(frames, note_r, n, got, take)
+    reader = _Frames(frames, note_r, n, got, take, observed)
     done = 0
     try:
         first()
@@ -211,19 +217,19 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
             take(low + i, r)
     for item in items[done:low]:  # cannot happen (the child stops where this side is); kept for safety
         here(item)
-    if observed is not None:
-        for key, value in seen:
-            observed.setdefault(tuple(key) if isinstance(key, list) else key, value)
+    reader.observe(seen)
     return got
 
 
 class _Frames:
-    """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...], the
-    first with top = n and each next one starting where the last ended (`bottom`)."""
+    """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...,
+    the observations made meanwhile], the first with top = n and each next one starting where the last ended
+    (`bottom`). The observations are merged as frames come, while this process still has its own items to do: the
+    child's last message is then short, and this process does not wait for it to be written and read."""
 
     def __init__(self, frames: mmap.mmap, notes: int, n: int, got: dict[int, Any],
-                 take: Callable[[int, Any], object] | None) -> None:
-        self.frames, self.notes, self.got, self.take = frames, notes, got, take
+                 take: Callable[[int, Any], object] | None, observed: dict[Any, Any] | None = None) -> None:
+        self.frames, self.notes, self.got, self.take, self.observed = frames, notes, got, take, observed
         self.read_to = self.published = self.freed = 0
         self.bottom = n  # the lowest index published so far
         self.broken = False
@@ -248,13 +254,15 @@ class _Frames:
             while not self.broken and self.read_to < self.published:
                 size = struct.unpack_from("q", self.frames, self.read_to)[0]
                 start = self.read_to + 8
-                top, results = marshal.loads(self.frames[start : start + size])
-                if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top:
+                top, results, seen = marshal.loads(self.frames[start : start + size])
+                if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top \
+                        or not _pairs(seen):
                     raise ValueError("a frame out of place")
                 for k, r in enumerate(results):
                     self.got[top - 1 - k] = r
                     if self.take is not None and r is not None:
                         self.take(top - 1 - k, r)
+                self.observe(seen)
                 self.bottom = top - len(results)
                 self.read_to = start + size
         except (ValueError, EOFError, TypeError, struct.error, OSError):
@@ -268,14 +276,23 @@ class _Frames:
                 self.freed = len(self.frames)
         return not self.broken
 
+    def observe(self, seen: list[tuple[Any, Any]]) -> None:
+        """The child's observations, into this process's (its own, for a path both looked at, are kept)."""
+        if self.observed is not None:
+            for key, value in seen:
+                self.observed.setdefault(tuple(key) if isinstance(key, list) else key, value)
+
+
+def _pairs(seen: object) -> bool:
+    return isinstance(seen, list) and all(isinstance(kv, tuple) and len(kv) == 2 for kv in seen)
+
 
 def _decode_last(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
     """[low, results of items low.. not published before, observations] as the child sent them last, checked; None
     when unusable."""
     got = _unmarshal(data)
     if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], int) and isinstance(got[1], list)
-            and isinstance(got[2], list) and 0 <= got[0] <= n and got[0] + len(got[1]) <= n
-            and all(isinstance(kv, tuple) and len(kv) == 2 for kv in got[2])):
+            and 0 <= got[0] <= n and got[0] + len(got[1]) <= n and _pairs(got[2])):
         return None
     return got[0], got[1], got[2]
 

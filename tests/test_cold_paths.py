@@ -247,12 +247,12 @@ elif mode == "child-garbles":
     parallel._send = lambda fd, results: (os.write(fd, b"\x00garbage"), os.close(fd))
 elif mode in ("frame-garbled", "frame-out-of-place"):
     real = marshal.dumps
-    def bad(value):  # the child's frames only: [top, results]
-        if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
+    def bad(value):  # the child's frames only: [top, results, observations]
+        if isinstance(value, list) and len(value) == 3 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
             if mode == "frame-garbled":
                 return b"\x00garbage"
             if value[0] != 600:  # the second frame on: one place off
-                return real([value[0] - 1, value[1]])
+                return real([value[0] - 1, *value[1:]])
         return real(value)
     parallel.marshal = type("M", (), {"dumps": staticmethod(bad), "loads": staticmethod(marshal.loads)})
 elif mode == "small-shared":
@@ -317,9 +317,11 @@ def test_both_ends_with_a_bad_frame_do_the_rest_here(mode):
     already handed over included."""
     got = _both_ends(mode)
     assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
-    assert got["child"] == [] and got["observed"] == [], got
+    assert got["child"] == [], got
     first_batch = [i for i in range(600 - parallel.BATCH, 600) if i % 97]
     assert got["taken"] == ([] if mode == "frame-garbled" else first_batch), got
+    # the observations come with their frame: those of the batch taken, none of the rejected ones
+    assert got["observed"] == sorted(f"/p/{i}" for i in got["taken"]), got
 
 
 # ---------------------------------------------------------------- the warm run's stat check in two processes

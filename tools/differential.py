@@ -320,8 +320,10 @@ def gen_claude(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tre
     return tree
 
 
-CLAUDE_MODELS = ["claude-opus-4-7", "claude-opus-5-5", "claude-sonnet-4-6[1m]", "claude-haiku-4-5", "opus", "sonnet",
-                 "claude-foo-9", "claude-sonnet-4-5", "claude-opus-4-6[1m]", "claude-opus-4-1"]
+# Models whose listing oracle.py reads (a <system-reminder> block): not the -5-5 ones, the aliases, unknown ids or the
+# legacy Opus ids Claude Code remaps to Opus 5.5 (their listing sits in a system message).
+CLAUDE_MODELS = ["claude-opus-4-7", "claude-sonnet-4-6[1m]", "claude-haiku-4-5", "claude-haiku-4-5[1m]",
+                 "claude-sonnet-4-5", "claude-opus-4-6[1m]", "claude-3-7-sonnet", "claude-opus-4", "claude-opus-4-1@20250805"]
 
 
 def _claude_extras(rng: random.Random, corpus: Corpus, tree: fixturelib.Tree, made: list[str]) -> None:

@@ -13,7 +13,6 @@ Diagnostic `path` is absolute (the TUI jumps to it); paths inside messages are r
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import posixpath
@@ -23,7 +22,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltui import fsio
 from skilltui.frontmatter import (
@@ -46,7 +45,9 @@ from skilltui.model import (
     Skill,
 )
 from skilltui.runtimes.claude import discovery as claude_rules
-from skilltui.runtimes.codex import discovery as codex_rules
+
+if TYPE_CHECKING:  # Codex's parser is imported where a check needs it: most doctor runs never do
+    from skilltui.runtimes.codex import discovery as codex_rules
 
 CAP = 1_000_000  # bytes read from any one file
 MAX_HOPS = 40  # symlink hops followed by hand before calling it a loop
@@ -297,6 +298,8 @@ class _Canonical:
 
     def parse(self) -> None:
         if self.text is not None:
+            from skilltui.runtimes.codex import discovery as codex_rules
+
             self.codex = codex_rules.parse_skill_text(self.text, os.path.basename(os.path.dirname(self.path)))
             self.claude = parse_claude(self.text)
 
@@ -776,6 +779,8 @@ class _Delivery:
         if text is None:
             self.unreadable(twin_path, err or "unreadable", rt)
             return
+        from skilltui.runtimes.codex import discovery as codex_rules
+
         parsed = codex_rules.parse_skill_text(text, folder)
         if parsed.code == "codex-frontmatter-missing":
             self.out.add("error", "codex-twin-invalid", twin_path, f"Codex rejects {twin_rel}: {parsed.error}", line=1,
@@ -877,6 +882,8 @@ class _Delivery:
             digest_now = None
             data, err = self.reader.read(can.path)
             if data is not None:
+                import hashlib  # only for AGY adapters: hashlib loads OpenSSL, a few ms of every doctor start
+
                 digest_now = hashlib.sha256(data).hexdigest()
             for path, recorded in found:
                 if not isinstance(recorded, str) or not SHA256_RE.match(recorded):

@@ -43,7 +43,7 @@ class _Claude:
 
 
     def listing_model(self, catalog: Catalog, opts: Options) -> ModelChoice:
-        from skilltui.budget import default_model
+        from skilltui.runtimes.claude.models import default_model  # not budget: a `list` run needs only this
 
         return default_model(catalog, opts)
 

@@ -36,7 +36,7 @@ from skilltui.model import (
     StatusValue,
 )
 from skilltui.runtimes.claude import plugins as plugin_mod
-from skilltui.runtimes.claude.listing import DEFAULT_CAP, entry_text
+from skilltui.runtimes.claude.entry import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, env_truthy, load_settings, paths_for
 from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
 from skilltui.text import collate, utf16_len
@@ -470,48 +470,61 @@ def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
 
 
 def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
-    """Read and parse one file into the entry's fields; problems become diagnostics on the entry."""
-    st = scan.stats.get(skill.path)
+    """Read and parse one file into the entry's fields; problems become diagnostics on the entry. Thousands of
+    entries come through here after the files are parsed: the common cases (string values, absent keys) are tested
+    first, with one look at each key."""
+    path = skill.path
+    st = scan.stats.get(path)
     try:
         if st is None:
-            st = scan.stats[skill.path] = os.stat(skill.path)
-        fm, invalid_utf8, body_line = _parsed(skill.path, st)
+            st = scan.stats[path] = os.stat(path)
+        hit = _PARSED.get((path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+        fm, invalid_utf8, body_line = _parsed(path, st) if hit is None else hit
     except OSError as exc:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
-        scan.diag("error", "claude-unreadable", skill.path, f"{skill.name}: {skill.reason}")
+        scan.diag("error", "claude-unreadable", path, f"{skill.name}: {skill.reason}")
         return
-    _own(skill).file_id = (st.st_dev, st.st_ino)
+    facts = skill.facts
+    if not isinstance(facts, ClaudeSkillFacts):
+        facts = skill.facts = ClaudeSkillFacts()
+    facts.file_id = (st.st_dev, st.st_ino)
     if invalid_utf8:
-        scan.diag("warning", "file-invalid-utf8", skill.path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
+        scan.diag("warning", "file-invalid-utf8", path, "the file is not valid UTF-8; invalid bytes read as U+FFFD")
     skill.frontmatter = fm
     data = fm.data
-    if fm.status == "retried":
-        scan.diag("warning", "claude-frontmatter-retried", skill.path,
+    status = fm.status
+    if status == "ok" or status == "none":
+        pass
+    elif status == "retried":
+        scan.diag("warning", "claude-frontmatter-retried", path,
                   f"frontmatter parsed only after Claude Code's quoting retry ({fm.error})", fm.error_line,
                   fix="Quote the value that holds ': ' or a special character")
-    elif fm.status == "invalid":
-        scan.diag("warning", "claude-frontmatter-invalid", skill.path,
+    elif status == "invalid":
+        scan.diag("warning", "claude-frontmatter-invalid", path,
                   f"frontmatter is not valid YAML even after the retry ({fm.error}); all its fields are ignored",
                   fm.error_line, fix="Fix the YAML (quote values with ': ', use LF line endings)")
-    elif fm.status == "not-mapping":
-        scan.diag("warning", "claude-frontmatter-invalid", skill.path, "frontmatter is not a mapping; all its fields are ignored", 2)
+    elif status == "not-mapping":
+        scan.diag("warning", "claude-frontmatter-invalid", path, "frontmatter is not a mapping; all its fields are ignored", 2)
     if fm.early_close:
-        scan.diag("warning", "claude-frontmatter-early-close", skill.path,
+        scan.diag("warning", "claude-frontmatter-early-close", path,
                   "the frontmatter was closed by a '---' inside a line; the rest of the block became body", fix="Quote values containing ---")
 
-    # Thousands of entries come through here: the common cases (string values, absent keys) are tested first.
     raw_desc = data.get("description")
-    desc = description_of(data)
-    if raw_desc is not None and not isinstance(raw_desc, (str, bool, int, float)):
-        scan.diag("warning", "claude-description-ignored", skill.path,
-                  f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
-    wtu = when_to_use_of(data)
-    facts = _own(skill)
+    if type(raw_desc) is str:  # description_of's common case, without the call
+        desc = raw_desc.strip() or None
+    else:
+        desc = description_of(data)
+        if raw_desc is not None and not isinstance(raw_desc, (str, bool, int, float)):
+            scan.diag("warning", "claude-description-ignored", path,
+                      f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
+    wtu = data.get("when_to_use")
+    if wtu is not None:
+        wtu = js_string(wtu)
     facts.has_description = desc is not None or wtu is not None
     if desc is None:
         desc = body_line or fallback
         if skill.source not in ("plugin", "plugin-command") or wtu is not None:
-            scan.diag("info", "claude-description-missing", skill.path,
+            scan.diag("info", "claude-description-missing", path,
                       f'no description; Claude Code uses "{desc}"', fix="Add a description: line to the frontmatter")
     skill.description, skill.when_to_use = desc, wtu
     name = data.get("name")
@@ -758,7 +771,10 @@ def _discover(opts: Options) -> Catalog:
     _prefill(scan, legacy if looked_ahead else entries + disabled_items)
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
-    loaded = {id(s): _as_loaded(s) for s in entries + shipped_before + shipped_after}
+    loaded = {id(s): _as_loaded(s) for s in shipped_before + shipped_after}
+    for s in entries:  # `_as_loaded`'s common case inlined: a listed entry is taken as it is
+        loaded[id(s)] = (s.name, s.status, s.reason, s.display_name, s.override, s.label) if s.status == LISTED \
+            else _as_loaded(s)
     add_dir_labels = _add_dir_labels(add_dirs)
     ordered = _order(scan, entries, shipped_before, shipped_after, add_dir_labels)
     for s in disabled_items:
@@ -934,7 +950,8 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
     winners: dict[str, Skill] = {}
     scoped: list[Skill] = []
     for s in entries:
-        if s.source in ("plugin", "plugin-command") and skill_facts(s).named_by_frontmatter and s.display_name:
+        facts = skill_facts(s)
+        if s.source in ("plugin", "plugin-command") and facts.named_by_frontmatter and s.display_name:
             # the items' prefix (manifest name) and the frontmatter name without it, made a name the way a folder's
             # is (observed: root-skill-names; the label shows the name as written)
             prefix = s.name.rsplit(":", 1)[0]
@@ -942,7 +959,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
         if s.status != LISTED:
             continue
         if s.path:
-            real = skill_facts(s).file_id or s.path  # (device, inode): cheaper than realpath, same answer
+            real = facts.file_id or s.path  # (device, inode): cheaper than realpath, same answer
             first = scan.seen_files.get(real)
             if first is not None:
                 s.status, s.shadowed_by = SHADOWED, first.path
@@ -963,7 +980,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             continue
         first = winners.get(s.name)
         if first is None:
-            if not skill_facts(s).disable_model_invocation:  # a hidden entry does not take its name (§7.1, observed)
+            if not facts.disable_model_invocation:  # a hidden entry does not take its name (§7.1, observed)
                 winners[s.name] = s
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
@@ -975,7 +992,7 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             folder = add_dir_labels.get(add_dir) or os.path.basename(add_dir)
             extra = Skill(name=f"{folder}:{s.name}", source="add-dir", path=s.path, root=s.root, skill_dir=s.skill_dir,
                           description=s.description, when_to_use=s.when_to_use, display_name=None, frontmatter=s.frontmatter,
-                          paths=s.paths, facts=dataclasses.replace(skill_facts(s), scoped_extra=True))
+                          paths=s.paths, facts=dataclasses.replace(facts, scoped_extra=True))
             extra.scoped_suffix = (f' (scoped to {folder}/ — use this instead of the unscoped "{s.name}" skill '
                                    f"when the files being changed are under {folder}/)")
             scoped.append(extra)
@@ -1027,7 +1044,8 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     for s in ordered:
         if s.status != LISTED:
             continue
-        s.override = override_of(s, overrides) or s.override
+        if overrides:
+            s.override = override_of(s, overrides) or s.override
         facts = skill_facts(s)
         if facts.disable_model_invocation:
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"

@@ -16,12 +16,14 @@ from typing import Final, Literal, NamedTuple
 
 from skilltui import fsio
 from skilltui.model import Skill
+from skilltui.runtimes.claude.entry import DEFAULT_CAP as DEFAULT_CAP  # re-exported: views import them from here
+from skilltui.runtimes.claude.entry import entry_text as entry_text
+from skilltui.runtimes.claude.models import runs_as
 from skilltui.runtimes.claude.settings import env_truthy
 from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
-from skilltui.text import cap_utf16, sanitize, utf16_len, width
+from skilltui.text import width
 
 DEFAULT_VERSION = "2.1.332"
-DEFAULT_CAP = 1536  # settings.skillListingMaxDescChars default (§7.2)
 DEFAULT_FRACTION = 0.01  # settings.skillListingBudgetFraction default (§8.1)
 DEFAULT_WINDOW = 200_000
 LISTING_INTRO = "The following skills are available for use with the Skill tool:\n\n"  # also heads later blocks
@@ -37,14 +39,13 @@ class ModelInfo(NamedTuple):
     chars_per_token: int  # C
 
 
-# Ids at 4 chars per token, 200K window (a `[1m]` suffix does not change C).
+# Ids at 4 chars per token, 200K window; with a `[1m]` suffix any of them gets a 1M window (C unchanged; observed on
+# haiku-4-5, 3-7-sonnet, opus-4, opus-4-5 and sonnet-4-6: tests/fixtures/claude/model-windows).
 _FOUR_CHARS = frozenset({
     "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku", "claude-3-7-sonnet",
     "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6",
     "claude-sonnet-4-0", "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-haiku-4-5",
 })  # fmt: skip
-# Of those, the ones whose `[1m]` variant was observed to get a 1M window.
-_OFFERS_1M = frozenset({"claude-sonnet-4-5", "claude-sonnet-4-6", "claude-opus-4-6"})
 ALIASES = ("sonnet", "opus", "haiku")  # resolve to the -5-5 models: 1M window, 3 chars per token
 
 # (label, model id) for a picker, newest first.
@@ -82,9 +83,9 @@ def model_info(model_id: str | None, env: Mapping[str, str]) -> ModelInfo:
     if model_id is None or not model_id.strip():
         window, cpt = DEFAULT_WINDOW, 4
     else:
-        mid, one_m = _canonical(model_id)
+        mid, one_m = _canonical(runs_as(model_id, env))
         if mid in _FOUR_CHARS:
-            window, cpt = (1_000_000 if one_m and mid in _OFFERS_1M else DEFAULT_WINDOW), 4
+            window, cpt = (1_000_000 if one_m else DEFAULT_WINDOW), 4
         else:  # opus-4-7 and later, every *-5*, the aliases and unknown ids
             window, cpt = 1_000_000, 3
     if window > DEFAULT_WINDOW and env_truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
@@ -203,18 +204,6 @@ def _score_of(name: str, usage: Usage | None, now_ms: float) -> float:
 
 
 # --- §7.2 rows -------------------------------------------------------------------------------------------------------
-
-
-def entry_text(skill: Skill, cap: int = DEFAULT_CAP) -> tuple[str, bool]:
-    """(the entry's listing text, whether the cap cut it). Description and when_to_use are sanitised separately;
-    a scoped extra's suffix (§6.3, generated text) follows the description, before ` - when_to_use`."""
-    text = sanitize(skill.description or "")
-    if skill.scoped_suffix is not None:
-        text += skill.scoped_suffix
-    if skill.when_to_use:  # JavaScript truthiness: an empty when_to_use adds nothing
-        text += " - " + sanitize(skill.when_to_use)
-    capped = utf16_len(text) > cap
-    return (cap_utf16(text, cap) if capped else text), capped
 
 
 @dataclass(slots=True)
