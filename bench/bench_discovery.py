@@ -361,12 +361,12 @@ def bench_preview_engine(catalog, previews: dict[str, str], runs: int) -> None:
 FLOOR = ("import json, os, sys\n" + inspect.getsource(read_files)  # the same reads as in process, one definition
          + "with open(sys.argv[1]) as fh:\n    spec = json.load(fh)\nread_files(spec['roots'], spec['commands'])\n")
 
-# Runs the command line in this process and reports, on stderr, the import time of what a `list` run needs,
+# Runs the command line in this process and reports, on stderr, the import time of what a `list` run imports,
 # whether PyYAML and the ICU-derived tables were loaded, and the peak memory (VmHWM) of the process.
 PROBE = """
 import sys, time
 t = time.perf_counter()
-import skilltui.cli, skilltui.runtimes.claude.discovery, skilltui.runtimes.claude.listing
+import skilltui.cli, skilltui.runtimes.claude.discovery, skilltui.runtimes.claude.models, skilltui.cache, skilltui.parallel
 imports = (time.perf_counter() - t) * 1000
 code = skilltui.cli.main(sys.argv[1:])
 import skilltui.text as text

@@ -167,6 +167,8 @@ class RecordingEnv(dict[str, str]):
 
 @dataclass
 class Recording:
+    """What one computation looked at: each path with what it saw, and the variables it read."""
+
     paths: dict[tuple[str, str], Signature] = field(default_factory=dict)  # (path, kind) -> what was seen first
     env: RecordingEnv | None = None
     started_ns: int = field(default_factory=time.time_ns)

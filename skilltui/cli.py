@@ -77,6 +77,10 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         parser.add_argument(flag, **kwargs, **d)
 
 
+# `list`'s own options, all flags: what `_plain_list_args` reads without a parser (build_parser adds the same).
+_LIST_FLAGS = ("--all", "--json", "--pretty")
+
+
 def _json_options(p: argparse.ArgumentParser, group: argparse._MutuallyExclusiveGroup | None = None) -> None:
     (group or p).add_argument("--json", action="store_true",
                               help="JSON (docs/json.md); compact unless stdout is a terminal or --pretty is given")
@@ -127,7 +131,7 @@ def build_parser(only: str | None = None, parser_class: type[Parser] = Parser) -
 
     p = add("list", parents=[common], help="the skills the runtime offers, in listing order")
     p.add_argument("--all", action="store_true", help="also every file found but not offered, with the reason")
-    _json_options(p)
+    _json_options(p)  # with --all: _LIST_FLAGS
 
     p = add("show", parents=[common], help="one skill: frontmatter, body, referenced files")
     p.add_argument("name")
@@ -742,6 +746,50 @@ def _named_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _plain_list_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The namespace the whole parser gives for a plain `list` command line, read without building a parser (which
+    costs more than a cached `list` run spends on the rest): global options before or after `list` and its flags
+    after it, each written in full (`--cwd X` or `--cwd=X`), with no value that starts with `-`. None for anything
+    else (help, an abbreviation, an error, a choice not offered, another command): the parsers then read it.
+    As argparse does, a global option given after the command replaces the one given before it."""
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    seen = before
+    command = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        flag, eq, value = arg.partition("=")
+        if arg == "list" and not command:
+            command, seen = True, after
+        elif arg in _FLAGS or (command and arg in _LIST_FLAGS):
+            seen[arg[2:].replace("-", "_")] = True
+        elif flag in _VALUED:
+            if not eq:
+                if i + 1 >= len(argv):
+                    return None
+                i += 1
+                value = argv[i]
+                if value.startswith("-"):
+                    return None
+            kwargs = dict(_GLOBAL)[flag]
+            if "choices" in kwargs and value not in kwargs["choices"]:
+                return None
+            name = flag[2:].replace("-", "_")
+            if kwargs.get("action") == "append":
+                seen[name] = [*seen.get(name, ()), value]
+            else:
+                seen[name] = value
+        else:
+            return None
+        i += 1
+    if not command:
+        return None
+    out = {flag[2:].replace("-", "_"): False if flag in _FLAGS else None for flag, _ in _GLOBAL}
+    out.update({flag[2:]: False for flag in _LIST_FLAGS})
+    return argparse.Namespace(**{**out, **before, **after, "command": "list"})
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a non-UTF-8 file name must not end the program
         if hasattr(stream, "reconfigure"):
@@ -754,9 +802,9 @@ def main(argv: list[str] | None = None) -> int:
             argv[i + 1], runtime_all = "claude", True
         elif arg == "--runtime=all":
             argv[i], runtime_all = "--runtime=claude", True
-    args = None
     command = _named_command(argv)
-    if command is not None:  # the common case: that command's parser alone
+    args = _plain_list_args(argv) if command == "list" else None  # the most common case: no parser at all
+    if command is not None and args is None:  # the common case: that command's parser alone
         try:
             args = build_parser(only=command, parser_class=_QuietParser).parse_args(argv)
         except _Unsure:

@@ -25,6 +25,8 @@ MAX_YAML_NODES = 20_000
 
 @dataclass
 class FileText:
+    """A file's text as read for parsing, within a cap."""
+
     text: str
     size: int  # bytes on disk
     truncated: bool  # the file was larger than the cap; text holds only the capped prefix

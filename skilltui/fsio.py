@@ -27,6 +27,8 @@ class NotRegularFile(OSError):
 
 @dataclass(frozen=True)
 class Capped:
+    """A regular file's bytes, read within a cap."""
+
     data: bytes  # at most `cap` bytes
     size: int  # bytes on disk (at least len(data))
     truncated: bool  # the file holds more than `cap` bytes

@@ -67,6 +67,8 @@ _YAML_MARK = re.compile(r'\n\s*in "<[^>\n]*>", line (\d+), column (\d+):?(?:\n {
 
 @dataclass
 class Diagnostic:
+    """One finding about the files found: what, where, how bad, and what to do about it."""
+
     severity: Severity
     code: str  # stable kebab-case code from the specs
     path: str | None
@@ -240,6 +242,8 @@ class InstallRecord:
 
 @dataclass
 class Plugin:
+    """One installed (or skills-dir, or built-in) Claude Code plugin and whether it loads."""
+
     id: str  # name@marketplace
     name: str
     marketplace: str

@@ -227,7 +227,7 @@ def _reduce(body: str) -> tuple[str, list[int]]:
     run_blank = False
     run_indented = True
     for i, line in enumerate(lines):
-        if not line.strip():
+        if not line.strip(" \t"):  # markdown-it's blank line: spaces and tabs only (an em space is text)
             blank, run_start = True, -1
             continue
         if not _KEEP.search(line):
@@ -270,9 +270,10 @@ _INLINE_TARGET = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]*)")
 _DEF_TARGET = re.compile(r"^[ ]{0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
 
 
-def _candidates(body: str) -> list[str]:
+def _candidates(body: str, defs: bool | None = None) -> list[str]:
+    """`defs`: whether `]:` is in the body, when the caller knows."""
     found = _INLINE_TARGET.findall(body) if "](" in body else []
-    return found + _DEF_TARGET.findall(body) if "]:" in body else found
+    return found + _DEF_TARGET.findall(body) if ("]:" in body if defs is None else defs) else found
 
 
 def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: str | None = None,
@@ -285,7 +286,8 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: s
         return []
     resolved: dict[str, Ref] = {}
     broken: set[str] = set()
-    for target in _candidates(body):
+    defs = "]:" in body  # one scan of the body for both uses
+    for target in _candidates(body, defs):
         if target and not target.startswith("#") and not _SCHEME.match(target) and target not in resolved:
             ref = resolved[target] = resolve_relative(target, skill_dir, real_dir)
             if not ref.exists:
@@ -293,7 +295,7 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: s
     if not broken:
         return []
     # Only paragraphs holding a broken target need their inline structure: the others cannot yield a finding.
-    found = simple_links(body, body_line, broken) if fast else None
+    found = _simple_links(body, body_line, broken, defs) if fast else None
     if found is None:
         found = find_links(body, body_line, only=broken)
     out = []
@@ -379,9 +381,11 @@ _INDENTED_OR_SPACES = re.compile(r"\n(?:[ \t]+(?=\n|\Z)| {0,3}\t| {4})")
 _FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
 
 
-def _fences(text: str) -> list[tuple[int, int]]:
-    """[start, end) offsets in `text` ("\n" + body, no indented lines) of each fence, from its opening line's newline
-    to the end of its closing line (to the end when it is not closed)."""
+def _fences(text: str, until: int | None = None) -> list[tuple[int, int]]:
+    """[start, end) offsets in `text` ("\n" + body) of each fence, from its opening line's newline to the end of its
+    closing line (to the end when it is not closed). Indented lines need no care: a fence line is indented by at most
+    3 spaces, so it never lies in indented code. With `until`, the scan stops at the first fence opening after that
+    offset (given as reaching the end: only its start matters to a caller looking at offsets up to `until`)."""
     out = []
     open_at, marker, length = -1, "", 0
     for m in _FENCE_LINE.finditer(text):
@@ -389,6 +393,9 @@ def _fences(text: str) -> list[tuple[int, int]]:
         if open_at < 0:
             if run[0] == "`" and "`" in rest:
                 continue  # a backtick in the info string: an ordinary line
+            if until is not None and m.start() > until:
+                out.append((m.start(), len(text)))
+                return out
             open_at, marker, length = m.start(), run[0], len(run)
         elif run[0] == marker and len(run) >= length and not rest.strip(" \t"):
             out.append((open_at, m.end()))
@@ -399,12 +406,12 @@ def _fences(text: str) -> list[tuple[int, int]]:
 
 
 def _paragraphs_at(body: str, hits: list[int]) -> list[tuple[int, int, int, int]] | None:
-    """`_paragraphs` entries of the paragraphs holding these body offsets (sorted), for a body without indented or
-    whitespace-only lines; None otherwise."""
+    """`_paragraphs` entries of the paragraphs holding these body offsets (sorted), when none of them has an indented
+    or whitespace-only line (None otherwise). Blocks are then fences and paragraphs split by empty lines: what lies
+    outside these paragraphs cannot change them (an indented line elsewhere is code or a paragraph's line, and a
+    whitespace-only line elsewhere ends a paragraph that is not one of these)."""
     text = "\n" + body
-    if _INDENTED_OR_SPACES.search(text):
-        return None
-    fences = _fences(text) if ("```" in text or "~~~" in text) else []
+    fences = _fences(text, hits[-1] + 1) if ("```" in text or "~~~" in text) else []
     out: list[tuple[int, int, int, int]] = []
     for h in hits:
         t = h + 1  # the offset in text
@@ -427,6 +434,8 @@ def _paragraphs_at(body: str, hits: list[int]) -> list[tuple[int, int, int, int]
         first = blank + 1 if blank >= 0 else lo  # the newline before the paragraph's first line
         blank = text.find("\n\n", t, hi)
         last = blank if blank >= 0 else hi  # the newline after its last line (or the end)
+        if _INDENTED_OR_SPACES.search(text, first, last + 1):
+            return None
         start_at, end_at = first, last - 1 if last < len(text) else len(body)
         out.append((body.count("\n", 0, start_at), 0, start_at, end_at))
     return out
@@ -437,10 +446,13 @@ def simple_links(body: str, body_line: int = 1, only: set[str] | None = None) ->
     Provable: no reference definitions, and every paragraph holding one of `only` (every paragraph when None) has no
     code span, escape, autolink or bracket outside simple one-line links. With `only`, every paragraph holding a
     target is read, even as plain text: it can add links, none of them a target of `only`."""
-    if "]:" in body or "\r" in body or "\x0b" in body or "\x0c" in body:
+    return _simple_links(body, body_line, only, "]:" in body)
+
+
+def _simple_links(body: str, body_line: int, only: set[str] | None, defs: bool) -> list[tuple[str, int]] | None:
+    """`simple_links`, told whether `]:` is in the body (`defs`)."""
+    if defs or "\r" in body or "\x0b" in body or "\x0c" in body:
         return None
-    if len(body) >= 4 * MAX_REFS and body.count("](") + body.count("skill://") >= MAX_REFS:
-        return None  # (a link takes at least 4 characters)
     if only is None:
         paragraphs = _paragraphs(body)
     else:
@@ -461,6 +473,7 @@ def simple_links(body: str, body_line: int = 1, only: set[str] | None = None) ->
                           if any(p[2] <= h < p[3] for h in hits)]
     out: list[tuple[str, int]] = []
     seen: set[str] = set()
+    links = 0
     for start, _, start_at, end_at in paragraphs:
         first = body.find("\n", start_at, end_at)
         if not body[start_at: end_at if first < 0 else first].strip():
@@ -468,6 +481,11 @@ def simple_links(body: str, body_line: int = 1, only: set[str] | None = None) ->
         text = body[start_at:end_at]
         if "skill://" in text or _NOT_SIMPLE.search(_SIMPLE_LINK.sub("", text)):
             return None  # skill:// URLs in text are rare: the parser says which are in a link
+        # find_links stops at MAX_REFS links, all of them in these paragraphs (the only ones it parses, with no
+        # reference definitions): with fewer here, it never stops early
+        links += text.count("](")
+        if links >= MAX_REFS:
+            return None
         for m in _SIMPLE_LINK.finditer(text):
             dest = m.group(1)
             if _PLAIN_DEST.fullmatch(dest):

@@ -474,6 +474,62 @@ def test_the_one_command_parser_reads_as_the_whole_parser(argv):
     assert whole is not None and vars(alone) == vars(whole), argv
 
 
+def _whole_parse(argv: list[str]) -> argparse.Namespace | None:
+    """The whole parser's namespace, None where it refuses (or prints help)."""
+    import contextlib
+
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            return cli.build_parser().parse_args(argv)
+        except SystemExit:
+            return None
+
+
+PLAIN_LIST = [["list"], ["list", "--json"], ["--cwd", "X", "list", "--json", "--all", "--pretty"],
+              ["--add-dir", "a", "list", "--add-dir", "b"], ["--add-dir", "a", "--add-dir", "b", "list"],
+              ["--cwd", "X", "list", "--cwd", "Y"], ["--cwd=X", "list", "--home=", "--runtime=codex"],
+              ["list", "--runtime", "nope"], ["list", "--omp-rules", "15"], ["list", "--omp-rules", "14", "--demo"],
+              ["--json", "list"], ["list", "--cwd"], ["list", "--cwd", "-x"], ["list", "--cwd", "--json"],
+              ["list", "list"], ["list", "--js"], ["list", "--json=1"], ["--no-cache", "list", "--no-cache"],
+              ["--settings", "{}", "list", "--native-dir", ".x", "--managed-dir", "m"], ["list", "--", "x"],
+              ["--cwd", "list", "list", "--all"], ["list", "--cwd", "a=b", "--home=c=d"], ["list", "-h"]]
+
+
+@pytest.mark.parametrize("argv", PLAIN_LIST + ARGVS, ids=lambda a: " ".join(a) or "none")
+def test_a_plain_list_command_line_is_read_as_the_whole_parser_reads_it(argv):
+    """`_plain_list_args` (no parser built) gives the whole parser's namespace, or None; never a namespace where the
+    whole parser refuses."""
+    plain = cli._plain_list_args(argv)
+    if plain is not None:
+        whole = _whole_parse(argv)
+        assert whole is not None and vars(plain) == vars(whole), argv
+    elif argv in PLAIN_LIST[:7]:
+        pytest.fail(f"{argv}: plain enough to be read without a parser")
+
+
+WORDS = ["list", "show", "--cwd", "--home", "--runtime", "--add-dir", "--omp-rules", "--settings", "--demo",
+         "--no-cache", "--all", "--json", "--pretty", "--js", "--cwd=", "--runtime=omp", "--add-dir=z", "claude",
+         "codex", "14", "X", "-x", "", "=", "--"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=8))
+def test_any_command_line_is_read_as_the_whole_parser_reads_it_or_left_to_it(argv):
+    plain = cli._plain_list_args(argv)
+    if plain is not None:
+        whole = _whole_parse(argv)
+        assert whole is not None and vars(plain) == vars(whole), argv
+
+
+def test_a_plain_list_run_builds_no_parser(monkeypatch, tmp_path, capsys):
+    built: list[object] = []
+    monkeypatch.setattr(cli, "build_parser", lambda *a, **k: built.append(a) or pytest.fail("a parser was built"))
+    build(tmp_path, {"home/.claude/skills/a/SKILL.md": md("A"), "proj/x": ""})
+    assert cli.main(["--cwd", str(tmp_path / "proj"), "--home", str(tmp_path / "home"), "--managed-dir",
+                     str(tmp_path / "managed"), "list", "--json", "--no-cache"]) == 0
+    assert '"a"' in capsys.readouterr().out and built == []
+
+
 def test_an_error_is_said_by_the_whole_parser(capsys):
     assert cli.main(["list", "--bogus"]) == 2
     assert capsys.readouterr().err == "skilltui: unrecognized arguments: --bogus (see `skilltui --help`)\n"

@@ -90,6 +90,7 @@ TRICKY = [
     "[multi\nline\ntext](t.md)\n",
     "\t\tcode\n\n\tx\n\t[a](a.md)\n",
     "x\n~~~\n[in](fence.md)\n~~~\n[out](out.md)\n",
+    "text\n\u2003\n    [a](a.md)\n",  # a line of em spaces is not blank: the paragraph goes on, no indented code
 ]
 
 

@@ -314,6 +314,8 @@ def split_paths(value: Any, trim: bool = True) -> list[str]:
 # ---------------------------------------------------------------- discovery
 @dataclass
 class _Scan:
+    """One discovery's working state: its settings, diagnostics and the stats it took."""
+
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
     seen_files: dict[tuple[int, int] | str, Skill] = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry

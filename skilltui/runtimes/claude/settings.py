@@ -24,6 +24,8 @@ SETTINGS_CAP = 2 * 1024 * 1024  # bytes; Claude Code ignores a larger settings f
 
 @dataclass
 class SettingsSource:
+    """One settings file (or inline --settings) as read."""
+
     scope: str
     path: str | None  # None for inline `--settings` JSON
     data: dict[str, object] = field(default_factory=dict)  # {} when missing, unparseable or skipped
@@ -33,6 +35,8 @@ class SettingsSource:
 
 @dataclass
 class Decision:
+    """Which settings file decides a plugin's enabledPlugins value."""
+
     value: object  # the deciding enabledPlugins value, or None when no file mentions the id
     source: SettingsSource | None
 
@@ -272,6 +276,8 @@ def of(catalog: Catalog) -> Settings:
 
 @dataclass
 class Settings:
+    """Claude Code's settings files, highest precedence first, with what reading them said."""
+
     paths: Paths
     sources: list[SettingsSource]  # highest precedence first
     diagnostics: list[Diagnostic] = field(default_factory=list)
