@@ -356,6 +356,14 @@ def _claude_extras(rng: random.Random, corpus: Corpus, tree: fixturelib.Tree, ma
         tree.files[where] = (json.dumps(settings, indent=2) + "\n").encode()
         if where not in tree.units:
             tree.units.append(where)
+    if rng.random() < 0.15:  # another config folder: its skills and settings instead of ~/.claude's
+        tree.env["CLAUDE_CONFIG_DIR"] = rng.choice(["$TREE/cfg", "$TREE/cfg/", "../../cfg", "$TREE/cfg/../cfg", ""])
+        for i in range(rng.choice([1, 2])):
+            made.append(_add_skill(tree, rng, corpus, "cfg/skills", 300 + i))
+        if rng.random() < 0.5:
+            target = rng.choice(made).rsplit("/", 1)[-1]
+            tree.files["cfg/settings.json"] = ('{"skillOverrides": {"' + target + '": "off"}}\n').encode()
+            tree.units.append("cfg/settings.json")
     tree.args = oracle + tree.args
 
 
