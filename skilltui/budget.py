@@ -72,14 +72,11 @@ def prepared_for(catalog: Catalog, usage_path: str | None = None, now: str | Non
     rows of the same tree before a planned change, whose usage and time are used again (nothing is read)."""
     settings = settings_of(catalog)
     if like is not None:
-        cap = settings.value("skillListingMaxDescChars")
         return listing.prepare(catalog.listed(), usage=like.usage, now_ms=like.now_ms, version=catalog.runtime_version,
-                               max_desc_chars=cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None)
+                               max_desc_chars=settings.description_cap())
     usage = listing.load_usage(usage_path or settings.paths.global_config)
-    cap = settings.value("skillListingMaxDescChars")
-    cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None
     return listing.prepare(catalog.listed(), usage=usage, now_ms=_now_ms(now), version=catalog.runtime_version,
-                           max_desc_chars=cap)
+                           max_desc_chars=settings.description_cap())
 
 
 def params_for(catalog: Catalog, opts: Options, *, model: str | None = None, context_window: int | None = None,

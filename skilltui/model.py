@@ -268,6 +268,7 @@ class Plugin:
     manifest_error: str | None = None  # Claude Code's error for a plugin.json it rejects
     read_from_folder: str | None = None  # a directory marketplace's folder it is read from instead of its install path
     list_root: str | None = None  # the versioned cache folder `plugin list` reads when the session has no folder
+    list_manifest_error: str | None = None  # that folder's plugin.json is broken: `plugin list` reads no further
     # The first cause not to load that no setting changes (read once with its files), and its error text: with the
     # settings, it decides `blocked` (runtimes/claude/plugins.decide), so a "what if" needs no second read.
     fixed_block: PluginBlock | None = None

@@ -115,17 +115,32 @@ def _want_codex_row(r: dict) -> dict:
 def _claude_options(tree: Tree, root: Path, session: bool = True) -> Options:
     """Options as the oracle's claude run sees them: --managed-dir (else none: its host has no /etc/claude-code), and
     with `session` the claude flags after `--` (--add-dir, --settings)."""
-    words = [w.replace("$TREE", str(root)) for w in tree.args]
-    cut = words.index("--") if "--" in words else len(words)
-    oracle, claude = words[:cut], words[cut + 1:]
+    oracle, claude = _claude_words(tree, root)
     opts = Options(cwd=str(root / tree.cwd), home=str(root / tree.home), runtime="claude", env=_env(tree, root))
-    managed = [oracle[i + 1] for i, w in enumerate(oracle) if w == "--managed-dir" and i + 1 < len(oracle)]
+    managed = _values(oracle, "--managed-dir")
     opts.managed_dir = managed[0] if managed else str(root / "no-managed-dir")
     if session:
-        opts.add_dirs = [claude[i + 1] for i, w in enumerate(claude) if w == "--add-dir" and i + 1 < len(claude)]
-        flags = [claude[i + 1] for i, w in enumerate(claude) if w == "--settings" and i + 1 < len(claude)]
+        opts.add_dirs = _values(claude, "--add-dir")
+        flags = _values(claude, "--settings")
         opts.settings_flag = flags[-1] if flags else None
     return opts
+
+
+def _claude_words(tree: Tree, root: Path) -> tuple[list[str], list[str]]:
+    """The tree's arguments for the oracle (before `--`) and for claude itself (after it), with $TREE filled in."""
+    words = [w.replace("$TREE", str(root)) for w in tree.args]
+    cut = words.index("--") if "--" in words else len(words)
+    return words[:cut], words[cut + 1:]
+
+
+def _values(words: list[str], flag: str) -> list[str]:
+    return [words[i + 1] for i, w in enumerate(words) if w == flag and i + 1 < len(words)]
+
+
+def claude_model(tree: Tree, root: Path) -> str:
+    """The model the oracle's claude run uses: its --model, else the oracle's default."""
+    models = _values(_claude_words(tree, root)[0], "--model")
+    return models[-1] if models else "claude-sonnet-4-6"
 
 
 def comparable_plugin_row(row: dict) -> dict:
@@ -170,7 +185,7 @@ def skilltui_output(tree: Tree, root: Path) -> dict:
     if tree.runtime in ("claude", "claude-plugins"):
         from skilltui import budget
 
-        view = budget.run(_claude_options(tree, root), model="claude-sonnet-4-6")
+        view = budget.run(_claude_options(tree, root), model=claude_model(tree, root))
         out = {"entries": [{"label": e.label, "state": e.shown, "shipped": e.shipped} for e in view.result.entries],
                "rows": [e.row for e in view.result.entries if not e.shipped],
                "all_rows": [e.row for e in view.result.entries]}

@@ -55,8 +55,16 @@ def all_shipped(*, without: tuple[str, ...] = ()) -> list[Skill]:
         ("claude-opus-4-6[1m]", {}, 40000),
         ("claude-sonnet-4-5[1m]", {}, 40000),
         ("claude-haiku-4-5", {}, 8000),
-        ("claude-haiku-4-5[1m]", {}, 8000),  # 1M not offered
-        ("claude-opus-4-1", {}, 8000),
+        ("claude-haiku-4-5[1m]", {}, 40000),  # any [1m] gets the 1M window (observed: model-windows)
+        ("claude-opus-4[1m]", {}, 40000),
+        ("claude-opus-4-1", {}, 30000),  # runs as claude-opus-5-5 (observed: the legacy remap)
+        ("claude-opus-4-1", {"CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP": "1"}, 8000),
+        ("CLAUDE-OPUS-4-0[1m]", {}, 30000),
+        ("claude-opus-4-20250514", {}, 30000),
+        ("claude-opus-4-1-20250805", {"CLAUDE_CODE_DISABLE_1M_CONTEXT": "1"}, 6000),
+        ("claude-opus-4", {}, 8000),  # not remapped
+        ("claude-opus-4-0-20250514", {}, 8000),
+        ("claude-opus-4-1@20250805", {}, 8000),
         ("claude-3-7-sonnet", {}, 8000),
         ("claude-sonnet-5", {}, 30000),
         ("claude-haiku-5-5", {}, 30000),

@@ -316,7 +316,47 @@ def gen_claude(rng: random.Random, corpus: Corpus, work: Path) -> fixturelib.Tre
                             "ws/repo/.claude/settings.local.json"])
         tree.files[where] = ('{\n  "skillOverrides": {"' + target + '": ' + value + '}\n}\n').encode()
         tree.units.append(where)
+    _claude_extras(rng, corpus, tree, made)
     return tree
+
+
+# Models whose listing oracle.py reads (a <system-reminder> block): not the -5-5 ones, the aliases, unknown ids or the
+# legacy Opus ids Claude Code remaps to Opus 5.5 (their listing sits in a system message).
+CLAUDE_MODELS = ["claude-opus-4-7", "claude-sonnet-4-6[1m]", "claude-haiku-4-5", "claude-haiku-4-5[1m]",
+                 "claude-sonnet-4-5", "claude-opus-4-6[1m]", "claude-3-7-sonnet", "claude-opus-4", "claude-opus-4-1@20250805"]
+
+
+def _claude_extras(rng: random.Random, corpus: Corpus, tree: fixturelib.Tree, made: list[str]) -> None:
+    """Managed skills and settings, the model and what else sets the listing budget (spec §1, §8). Drawn after
+    everything else, so a seed's earlier draws (and trees without extras) stay as they were."""
+    oracle: list[str] = []
+    if rng.random() < 0.2:
+        oracle += ["--managed-dir", "$TREE/managed"]
+        for i in range(rng.choice([1, 2, 4])):
+            made.append(_add_skill(tree, rng, corpus, "managed/.claude/skills", 200 + i))
+        if rng.random() < 0.25:
+            tree.env["CLAUDE_CODE_DISABLE_POLICY_SKILLS"] = rng.choice(["1", "true", "0", ""])
+        if made and rng.random() < 0.4:
+            target = rng.choice(made).rsplit("/", 1)[-1]
+            value = rng.choice(['"off"', '"name-only"', '"on"'])
+            tree.files["managed/managed-settings.json"] = ('{"skillOverrides": {"' + target + '": ' + value
+                                                            + '}}\n').encode()
+            tree.units.append("managed/managed-settings.json")
+    if rng.random() < 0.35:
+        oracle += ["--model", rng.choice(CLAUDE_MODELS)]
+    if rng.random() < 0.15:
+        tree.env.update(rng.choice([{"CLAUDE_CODE_DISABLE_1M_CONTEXT": "1"},
+                                    {"DISABLE_COMPACT": "1", "CLAUDE_CODE_MAX_CONTEXT_TOKENS": rng.choice(
+                                        ["500000", "20000", "abc", "0"])},
+                                    {"CLAUDE_CODE_MAX_CONTEXT_TOKENS": "30000"}]))
+    if rng.random() < 0.25:
+        where = rng.choice(["home/.claude/settings.json", "ws/repo/.claude/settings.json"])
+        settings = json.loads(tree.files[where]) if where in tree.files else {}
+        settings["skillListingBudgetFraction"] = rng.choice([0.001, 0.0004, 0.002, 0.05, "0.002", 0, -0.5, 1.5, None])
+        tree.files[where] = (json.dumps(settings, indent=2) + "\n").encode()
+        if where not in tree.units:
+            tree.units.append(where)
+    tree.args = oracle + tree.args
 
 
 # ---------------------------------------------------------------- Claude Code plugins

@@ -18,7 +18,6 @@ up to MAX_BYTES. These diagnostics never change a skill's runtime status.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -704,6 +703,8 @@ def read_properties(skill_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 def to_prompt(skill_dirs: Iterable[str | os.PathLike[str]]) -> str:
     """skills-ref to_prompt: every tag and value on its own line, values HTML-escaped, absolute locations."""
+    import html  # only here: the doctor never builds the prompt
+
     dirs = list(skill_dirs)
     if not dirs:
         return "<available_skills>\n</available_skills>"

@@ -37,7 +37,7 @@ from skilltui.model import (
 )
 from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.entry import DEFAULT_CAP, entry_text
-from skilltui.runtimes.claude.settings import Paths, Settings, load_settings, paths_for
+from skilltui.runtimes.claude.settings import Paths, Settings, env_truthy, load_settings, paths_for
 from skilltui.runtimes.claude.shipped import SHIPPED, UNLISTED_NAMES
 from skilltui.text import collate, utf16_len
 
@@ -696,7 +696,7 @@ def _discover(opts: Options) -> Catalog:
     scan.diags.extend(settings.diagnostics)
 
     roots: list[tuple[str, str]] = []  # the skills folders in group order, with their source
-    if not opts.env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS"):
+    if not env_truthy(opts.env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS")):
         roots.append((os.path.join(paths.managed_dir, ".claude", "skills"), "managed"))
     roots.append((os.path.join(paths.config_dir, "skills"), "user"))
     walk = project_dirs(paths)
@@ -1037,8 +1037,7 @@ def override_of(skill: Skill, overrides: dict[str, Any]) -> str | None:
 def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> None:
     """§7.1 filters, labels and listing positions."""
     overrides = skill_overrides(settings)
-    cap = settings.value("skillListingMaxDescChars")
-    cap = cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else DEFAULT_CAP
+    cap = settings.description_cap() or DEFAULT_CAP
     # A conditional entry is set aside before the lookup (observed: its name does not block a display name).
     names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID, CONDITIONAL)} | UNLISTED_NAMES.get(VERSION, frozenset())
     first_with_display: dict[str, Skill] = {}

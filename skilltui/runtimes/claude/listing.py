@@ -18,6 +18,8 @@ from skilltui import fsio
 from skilltui.model import Skill
 from skilltui.runtimes.claude.entry import DEFAULT_CAP as DEFAULT_CAP  # re-exported: views import them from here
 from skilltui.runtimes.claude.entry import entry_text as entry_text
+from skilltui.runtimes.claude.models import runs_as
+from skilltui.runtimes.claude.settings import env_truthy
 from skilltui.runtimes.claude.shipped import SHIPPED, shipped_entry
 from skilltui.text import width
 
@@ -37,14 +39,13 @@ class ModelInfo(NamedTuple):
     chars_per_token: int  # C
 
 
-# Ids at 4 chars per token, 200K window (a `[1m]` suffix does not change C).
+# Ids at 4 chars per token, 200K window; with a `[1m]` suffix any of them gets a 1M window (C unchanged; observed on
+# haiku-4-5, 3-7-sonnet, opus-4, opus-4-5 and sonnet-4-6: tests/fixtures/claude/model-windows).
 _FOUR_CHARS = frozenset({
     "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku", "claude-3-7-sonnet",
     "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6",
     "claude-sonnet-4-0", "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-haiku-4-5",
 })  # fmt: skip
-# Of those, the ones whose `[1m]` variant was observed to get a 1M window.
-_OFFERS_1M = frozenset({"claude-sonnet-4-5", "claude-sonnet-4-6", "claude-opus-4-6"})
 ALIASES = ("sonnet", "opus", "haiku")  # resolve to the -5-5 models: 1M window, 3 chars per token
 
 # (label, model id) for a picker, newest first.
@@ -67,11 +68,6 @@ _SUFFIX_1M = re.compile(r"\[1m\]$", re.IGNORECASE)
 _DATE = re.compile(r"(?:-|@)\d{8}$")  # dated ids: claude-sonnet-4-5-20250929, Vertex claude-sonnet-4-5@20250929
 
 
-def _truthy(value: str | None) -> bool:
-    """Claude Code's reading of boolean environment variables."""
-    return value is not None and value.strip().lower() in ("1", "true", "yes", "on")
-
-
 def _canonical(model_id: str) -> tuple[str, bool]:
     """(id without `[1m]` and date, asked for 1M). The Claude 4.0 dated ids (`claude-sonnet-4-20250514`) are 4-0."""
     mid = model_id.strip().lower()
@@ -87,14 +83,14 @@ def model_info(model_id: str | None, env: Mapping[str, str]) -> ModelInfo:
     if model_id is None or not model_id.strip():
         window, cpt = DEFAULT_WINDOW, 4
     else:
-        mid, one_m = _canonical(model_id)
+        mid, one_m = _canonical(runs_as(model_id, env))
         if mid in _FOUR_CHARS:
-            window, cpt = (1_000_000 if one_m and mid in _OFFERS_1M else DEFAULT_WINDOW), 4
+            window, cpt = (1_000_000 if one_m else DEFAULT_WINDOW), 4
         else:  # opus-4-7 and later, every *-5*, the aliases and unknown ids
             window, cpt = 1_000_000, 3
-    if window > DEFAULT_WINDOW and _truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
+    if window > DEFAULT_WINDOW and env_truthy(env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
         window = DEFAULT_WINDOW
-    if _truthy(env.get("DISABLE_COMPACT")):
+    if env_truthy(env.get("DISABLE_COMPACT")):
         forced = _positive_int(env.get("CLAUDE_CODE_MAX_CONTEXT_TOKENS"))
         if forced is not None:
             window = forced
@@ -252,7 +248,7 @@ def _prepare_entry(skill: Skill, version: str, cap: int, usage: Usage | None, no
         if data is None:
             raise ValueError(f"no data for shipped entry {name!r} of Claude Code {version}")
         return PreparedEntry(name, label, skill.source or data.source, True, data.exempt, False, None, name_row,
-                             data.full_width, data.name_only_width, score)  # fmt: skip
+                             data.width_under_cap(cap), data.name_only_width, score)  # fmt: skip
     text, capped = entry_text(skill, cap)
     full_row = f"- {label}: {text}"
     return PreparedEntry(name, label, skill.source, False, False, False, full_row, name_row,

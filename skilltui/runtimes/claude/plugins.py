@@ -324,8 +324,9 @@ def _marketplace_plugin(pid: str, records: list[InstallRecord], settings: Settin
         elif fallback is not None:
             plugin.list_root = fallback
             # no items come of it (no root): plugin list reads it, and reports a broken one (observed)
-            plugin.manifest, list_error = _manifest(fallback, [])
-            plugin.load_errors = [list_error] if list_error else _missing_paths(plugin, fallback)
+            plugin.manifest, plugin.list_manifest_error = _manifest(fallback, [])
+            error = plugin.list_manifest_error
+            plugin.load_errors = [error] if error else _missing_paths(plugin, fallback)
     if plugin.fixed_block is None:
         if not plugin.read_from_folder and not _CACHE_NAME.match(name):
             # Observed: a plugin whose name holds other characters (a dot) loads from its installPath, and `plugin
@@ -660,8 +661,9 @@ def _item_prefix(plugin: Plugin) -> str:
 def list_loaded(plugin: Plugin) -> bool:
     """Whether `claude plugin list` read the plugin's files (its load notes, hasUserConfig): it loads, and it is not
     one whose download/cache it reports as failed (a name with a dot, observed)."""
-    if plugin.list_root is not None:  # read from the versioned cache when only its folder is missing (observed)
-        return plugin.blocked == PluginBlock.NO_FILES
+    if plugin.list_root is not None:  # read from the versioned cache when only its folder is missing (observed),
+        # unless its plugin.json is broken: then no load notes either (observed: seed 25, tree 21)
+        return plugin.blocked == PluginBlock.NO_FILES and plugin.list_manifest_error is None
     return plugin.loads and (plugin.read_from_folder is not None or bool(_CACHE_NAME.match(plugin.name)))
 
 

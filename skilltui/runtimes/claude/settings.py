@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 import os
 import unicodedata
 from dataclasses import dataclass, field
@@ -154,6 +155,42 @@ def _invalid_skill_overrides(value: object) -> str | None:
     return None
 
 
+def _type_word(value: object) -> str:
+    """How Claude Code's settings schema names a value of the wrong type ("Expected number, but received string")."""
+    if isinstance(value, float) and math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "boolean"
+    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else (
+        "object" if isinstance(value, dict) else "number")
+
+
+def _invalid_budget_fraction(value: object) -> str | None:
+    """skillListingBudgetFraction must be a finite number above 0 and at most 1 (observed: 0 and -0.5 are refused
+    with this message, 1e-9 and 1 are read)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
+        return f"Expected number, but received {_type_word(value)}"
+    if value <= 0:
+        return "Number must be greater than or equal to 0"
+    return "Too big: expected number to be <=1" if value > 1 else None
+
+
+def _invalid_max_desc_chars(value: object) -> str | None:
+    """skillListingMaxDescChars must be an integer of at least 1 (observed: 100.0 and 1000000 are read; 1.5, 0 and -5
+    are refused with these messages)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
+        return f"Expected number, but received {_type_word(value)}"
+    if isinstance(value, float) and not value.is_integer():
+        return "Expected int, but received number"
+    return "Number must be greater than or equal to 0" if value < 1 else None
+
+
+# Settings whose bad value voids the whole file, as a bad enabledPlugins or skillOverrides value does (observed: a
+# skillOverrides entry in the same file no longer applies); in managed settings only the key itself is ignored.
+_NUMBER_RULES = {"skillListingBudgetFraction": _invalid_budget_fraction,
+                 "skillListingMaxDescChars": _invalid_max_desc_chars}
+
+
 def load_source(scope: str, path: str | None, text: str | None = None) -> SettingsSource:
     src = SettingsSource(scope, path)
     if text is not None:  # inline `--settings {...}`
@@ -170,6 +207,8 @@ def load_source(scope: str, path: str | None, text: str | None = None) -> Settin
         # Observed: managed settings are not skipped for a bad enabledPlugins value; that entry alone is ignored.
         value = dict(value, enabledPlugins={k: v for k, v in value["enabledPlugins"].items()
                                             if _invalid_enabled_plugins({k: v}) is None})
+    if error is None and scope == "managed" and isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in _NUMBER_RULES or _NUMBER_RULES[k](v) is None}
     if error is None and value is not None:
         error = _invalid(value)
     if error is None and isinstance(value, dict):
@@ -184,9 +223,18 @@ def _invalid(value: object) -> str | None:
         return "is not a JSON object"
     if "enabledPlugins" in value and (error := _invalid_enabled_plugins(value["enabledPlugins"])):
         return error
-    if "skillOverrides" in value:
-        return _invalid_skill_overrides(value["skillOverrides"])
+    if "skillOverrides" in value and (error := _invalid_skill_overrides(value["skillOverrides"])):
+        return error
+    for key, rule in _NUMBER_RULES.items():
+        if key in value and (error := rule(value[key])):
+            return f"{key}: {error}"
     return None
+
+
+def env_truthy(value: str | None) -> bool:
+    """Claude Code's reading of a boolean environment variable (observed for CLAUDE_CODE_DISABLE_POLICY_SKILLS:
+    `1`, `true`, `yes`, `on` in any case and with spaces around; `0`, `false`, `no`, `off`, `2`, empty are not)."""
+    return value is not None and value.strip().lower() in ("1", "true", "yes", "on")
 
 
 Change = tuple[str, tuple[str, ...], object]  # (settings file, key path, value): a write not made yet
@@ -253,6 +301,11 @@ class Settings:
             if key in src.data and src.scope != "add-dir":
                 return src.data[key]
         return None
+
+    def description_cap(self) -> int | None:
+        """skillListingMaxDescChars as Claude Code reads it (load_source voided a file with a bad one); None: unset."""
+        cap = self.value("skillListingMaxDescChars")
+        return int(cap) if isinstance(cap, (int, float)) else None
 
     def merged_map(self, key: str, skip: tuple[str, ...] = ()) -> dict[str, object]:
         """A map setting (skillOverrides) merged per entry, the higher source winning each entry; sources of the
