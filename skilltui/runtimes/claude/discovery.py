@@ -449,9 +449,10 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
         ahead, found = r  # the child's, as it publishes them
         path = candidates[i]
-        manifest = manifest_of(path) if found is not None else None
-        if manifest is not None:
-            answers[manifest] = found
+        if found is not None:
+            manifest = manifest_of(path)
+            if manifest is not None:
+                answers[manifest] = found
         if ahead is None:
             return
         fields, compact = ahead
