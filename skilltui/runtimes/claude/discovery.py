@@ -417,18 +417,18 @@ def _will_read(st: os.stat_result) -> bool:
 
 
 def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
-                manifests: dict[str, str]) -> dict[str, bool]:
+                manifest_of: Callable[[str], str | None]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
     `_scan_skills_dir` and `_load_entry` then find the stats in `scan.ahead` and the parses in `_PARSED`; anything
-    missing (a failed stat, a child that failed) is done there, in order, as in one process. `manifests`: a path to
-    check for existence (os.access) with some of the files; returns {that path: found}."""
+    missing (a failed stat, a child that failed) is done there, in order, as in one process. `manifest_of(file)`: a
+    path to check for existence (os.access) with that file, or None; returns {that path: found}."""
     from skilltui import cache, parallel
 
     answers: dict[str, bool] = {}
 
     def here(path: str) -> None:
-        manifest = manifests.get(path)
+        manifest = manifest_of(path)
         if manifest is not None:
             answers[manifest] = os.access(manifest, os.F_OK)
         try:
@@ -443,14 +443,16 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
                 pass  # read again, and reported, by _load_entry
 
     def there(path: str) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
-        manifest = manifests.get(path)
+        manifest = manifest_of(path)
         return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
 
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
         ahead, found = r  # the child's, as it publishes them
         path = candidates[i]
         if found is not None:
-            answers[manifests[path]] = found
+            manifest = manifest_of(path)
+            if manifest is not None:
+                answers[manifest] = found
         if ahead is None:
             return
         fields, compact = ahead
@@ -729,16 +731,19 @@ def _discover(opts: Options) -> Catalog:
         # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
         # not one by one before them: the plugins are loaded meanwhile as if no folder were a plugin, the usual
         # answer, and loaded again (as one process would) when a check says otherwise.
-        user = os.path.join(paths.config_dir, "skills")
-        manifests = {c: c[: -len(_SKILL_MD)] + plugin_mod.MANIFEST for c in candidates
-                     if c.startswith(user + os.sep) and not c[len(user) + 1 :].startswith(".")}
+        user = os.path.join(paths.config_dir, "skills") + os.sep
         asked: list[str] = []
+
+        def manifest_of(path: str) -> str | None:  # asked with each file, in either process: none made ahead
+            if path.startswith(user) and not path.startswith(".", len(user)):  # a user skill folder, not hidden
+                return path[: -len(_SKILL_MD)] + plugin_mod.MANIFEST
+            return None
 
         def none_yet(path: str) -> bool:
             asked.append(path)
             return False
 
-        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifests)
+        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifest_of)
         if any(answers.get(p) is not False and plugin_mod.has_manifest(p) for p in asked):
             found_plugins.clear()
             load_plugins(False)
