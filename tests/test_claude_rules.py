@@ -557,6 +557,31 @@ def test_skill_overrides_invalid_value_voids_the_file(w):
     assert "skillOverrides.f-bogus: Invalid value" in diag["message"]
 
 
+@pytest.mark.parametrize(("key", "bad", "words"), [
+    ("skillListingBudgetFraction", 0, "Number must be greater than or equal to 0"),
+    ("skillListingBudgetFraction", 1.5, "Too big: expected number to be <=1"),
+    ("skillListingBudgetFraction", "0.01", "Expected number, but received string"),
+    ("skillListingMaxDescChars", 2.5, "Expected int, but received number"),
+    ("skillListingMaxDescChars", 0, "Number must be greater than or equal to 0"),
+])
+def test_listing_numbers_out_of_range_void_the_file(w, key, bad, words):
+    # Observed (tests/fixtures/claude/settings-numbers): the file is skipped, its skillOverrides too; the finding
+    # gives Claude Code's words and the range it accepts.
+    w.write({f"{U}/a-off/SKILL.md": md("a-off text"), USER_SETTINGS: {key: bad, "skillOverrides": {"a-off": "off"}}})
+    assert w.rows() == ["- a-off: a-off text"]
+    diag = next(d for d in w.json("doctor", "--json")["diagnostics"] if d["code"] == "settings-invalid-value")
+    assert f"{key}: {words}; Claude Code skips this whole file" in diag["message"]
+    assert diag["fix"].startswith(f"Set {key} to ")
+
+
+def test_listing_numbers_in_range_are_read(w):
+    w.write({f"{U}/long/SKILL.md": md("L" * 300),
+             USER_SETTINGS: {"skillListingMaxDescChars": 100.0, "skillListingBudgetFraction": 1}})
+    assert w.rows() == ["- long: " + "L" * 99 + "…"]
+    assert w.json("budget", "--json", "--model", "claude-sonnet-4-6")["budget"] == 800000
+    assert not [d for d in w.diags() if d["code"].startswith("settings-")]
+
+
 def test_skill_overrides_on_shipped_entries(w):
     w.write({USER_SETTINGS: {"skillOverrides": {"dataviz": "off", "init": "name-only"}}})
     entries = {e["name"]: e for e in w.json("budget", "--json")["entries"]}

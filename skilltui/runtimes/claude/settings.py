@@ -372,9 +372,8 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
         if not src.error:
             continue
         where = src.path or "--settings"
-        if "Invalid input" in src.error or "Invalid value" in src.error:
-            fix = ("Use one of on, name-only, user-invocable-only, off" if src.error.startswith("skillOverrides")
-                   else "Use true or false for each enabledPlugins value")
+        fix = _VALUE_FIXES.get(src.error.partition(":")[0].partition(".")[0])  # a value of a key it checks
+        if fix:
             settings.diagnostics.append(
                 Diagnostic("error", "settings-invalid-value", src.path, f"{where}: {src.error}; Claude Code skips this whole file",
                            fix=fix)
@@ -385,6 +384,17 @@ def load_settings(opts: Options, paths: Paths | None = None) -> Settings:
                            fix="Fix the JSON syntax of this file")
             )
     return settings
+
+
+# The keys whose bad value makes Claude Code skip a settings file (`_invalid`), with the smallest fix of each.
+_VALUE_FIXES = {
+    "enabledPlugins": "Use true or false for each enabledPlugins value",
+    "skillOverrides": "Use one of on, name-only, user-invocable-only, off",
+    "skillListingBudgetFraction": "Set skillListingBudgetFraction to a number above 0 and at most 1 (the default is "
+                                  "0.01), or remove it",
+    "skillListingMaxDescChars": "Set skillListingMaxDescChars to a whole number of at least 1 (the default is 1536), "
+                                "or remove it",
+}
 
 
 def has_managed_settings(settings: Settings) -> bool:
