@@ -266,20 +266,23 @@ def options_from(args: argparse.Namespace, runtime: str | None = None) -> Option
                    omp_rules=args.omp_rules or "18", native_dir=args.native_dir or ".omp")
 
 
-def _json_text(data: object, args: argparse.Namespace) -> str:
-    """JSON text: indented for a terminal or --pretty; otherwise compact, through the C encoder (much faster)."""
+def _json_bytes(data: object, args: argparse.Namespace) -> bytes:
+    """JSON in UTF-8: indented for a terminal or --pretty; otherwise compact, through the C encoder (much faster).
+    Encoded once: the encoding is also the check for lone surrogates (a 3 MB doctor answer was encoded twice)."""
     pretty = getattr(args, "pretty", False) or sys.stdout.isatty()
     indent, separators = (2, None) if pretty else (None, (",", ":"))
-    text = json.dumps(data, ensure_ascii=False, indent=indent, separators=separators)
     try:
-        text.encode("utf-8")
+        return (json.dumps(data, ensure_ascii=False, indent=indent, separators=separators) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, stay valid JSON
-        text = json.dumps(data, ensure_ascii=True, indent=indent, separators=separators)
-    return text + "\n"
+        return (json.dumps(data, ensure_ascii=True, indent=indent, separators=separators) + "\n").encode("utf-8")
+
+
+def _json_text(data: object, args: argparse.Namespace) -> str:
+    return _json_bytes(data, args).decode("utf-8")
 
 
 def _emit_json(data: object, args: argparse.Namespace) -> None:
-    sys.stdout.write(_json_text(data, args))
+    _write_chunks([_json_bytes(data, args)])
 
 
 def _cache_parts(args: argparse.Namespace, opts: Options) -> list[object]:
@@ -370,16 +373,16 @@ SKILLS_PER_BATCH = 500  # skills encoded per json call: the output is built in p
 def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> list[bytes]:
     """`list --json` as UTF-8 pieces whose concatenation is `_json_text` of the whole answer. Compact JSON is built a
     batch of skills at a time and encoded at once: neither the whole answer's dicts nor its text is ever held (at
-    20,000 skills they were most of the peak memory). Pretty JSON goes through `_json_text` whole."""
+    20,000 skills they were most of the peak memory). Pretty JSON goes through `_json_bytes` whole."""
     data = _list_json(catalog, opts, args.all, lazy_skills=True)
     skills: list[Skill] = data["skills"]  # type: ignore[assignment]
     del catalog  # the listed entries stay alive through `skills`
     if getattr(args, "pretty", False) or sys.stdout.isatty():
         data["skills"] = [s.to_json() for s in skills]
-        return [_json_text(data, args).encode("utf-8")]
+        return [_json_bytes(data, args)]
     try:
         return _compact_chunks(data, skills, ensure_ascii=False)
-    except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, as _json_text does
+    except UnicodeEncodeError:  # a file name that is not UTF-8 holds lone surrogates: escape them, as _json_bytes does
         return _compact_chunks(data, skills, ensure_ascii=True)
 
 

@@ -53,7 +53,8 @@ def _inside(path: str, folder: str, real_folder: str | None = None) -> bool:
         return False
 
 
-def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None) -> Ref:
+def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None, plain_dir: bool | None = None) -> Ref:
+    """`plain_dir`: `_plain_dir(skill_dir)`, when the caller resolves many links of one folder."""
     target = link[1:-1] if link.startswith("<") and link.endswith(">") else link
     target = unquote(target.split("#", 1)[0].split("?", 1)[0])
     if not target:
@@ -61,7 +62,9 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None) -> 
     if os.path.isabs(target) or target.startswith("~"):
         return Ref(link, None, False, False, problem="absolute paths are not followed")
     norm = os.path.normpath(target)
-    if norm.startswith("..") or norm == "." or not os.path.isabs(skill_dir) or os.path.normpath(skill_dir) != skill_dir:
+    if plain_dir is None:
+        plain_dir = _plain_dir(skill_dir)
+    if norm.startswith("..") or norm == "." or not plain_dir:
         path = os.path.normpath(os.path.join(skill_dir, target))
         if not _inside_under(path, skill_dir, real_dir or os.path.realpath(skill_dir)):
             return Ref(link, path, False, False, problem="leaves the skill folder; not followed")
@@ -75,6 +78,11 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None) -> 
         return Ref(link, path, False, False, problem="leaves the skill folder; not followed")
     exists = os.path.exists(path) if known is None else known
     return Ref(link, path, exists, True, problem=None if exists else "file not found")
+
+
+def _plain_dir(skill_dir: str) -> bool:
+    """Whether the folder is absolute and normalised, as the walk below it needs."""
+    return os.path.isabs(skill_dir) and os.path.normpath(skill_dir) == skill_dir
 
 
 def _walk_below(folder: str, parts: list[str], real_folder: str | None) -> tuple[bool, bool | None]:
@@ -309,9 +317,10 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: s
     resolved: dict[str, Ref] = {}
     broken: set[str] = set()
     defs = _has_def_mark(body)  # one look for both uses
+    plain_dir = _plain_dir(skill_dir)  # once per body, not per target
     for target in _candidates(body, defs):
         if target and not target.startswith("#") and not _SCHEME.match(target) and target not in resolved:
-            ref = resolved[target] = resolve_relative(target, skill_dir, real_dir)
+            ref = resolved[target] = resolve_relative(target, skill_dir, real_dir, plain_dir)
             if not ref.exists:
                 broken.add(target)
     if not broken:
@@ -328,7 +337,7 @@ def broken_references(body: str, skill_dir: str, body_line: int = 1, real_dir: s
         if known is not None:  # a copy: one target may be linked on several lines
             ref = Ref(known.link, known.resolved, known.exists, known.inside_skill_dir, line, known.problem)
         else:
-            ref = resolve_relative(link, skill_dir, real_dir)
+            ref = resolve_relative(link, skill_dir, real_dir, plain_dir)
             ref.line = line
         if not ref.exists:
             out.append(ref)

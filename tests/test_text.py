@@ -258,3 +258,51 @@ def _width_by_every_cluster(s: str) -> int:
 def test_width_matches_cluster_by_cluster_reference(s: str) -> None:
     if not s.isascii():
         assert width(s) == _width_by_every_cluster(s)
+
+
+# --- the ASCII path of sanitising (a budget over ASCII descriptions with newlines never loads ICU) ------------------
+
+
+def test_the_ascii_invisible_class_is_icus() -> None:
+    """_ASCII_INVISIBLE_RUN_RE again from ICU: the ASCII code points of the invisible class, one by one."""
+    from skilltui import text
+
+    icu_ascii = {chr(i) for i in range(128) if text._t().invisible_run_re.fullmatch(chr(i))}
+    assert icu_ascii == {chr(i) for i in range(128) if text._ASCII_INVISIBLE_RUN_RE.fullmatch(chr(i))}
+    assert icu_ascii == {chr(i) for i in [*range(32), 127]}
+
+
+_ASCII_TEXT = st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+_ASCII_NEAR = st.lists(st.sampled_from(["a", " ", "<", ">", "\n", "\t", "\r\n", "\x00", "\x7f", "\x1b", "\x1b[31m",
+                                        "\x1b]8;;x\x07", "\x1b\\", "[0m"]), max_size=16).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_ASCII_TEXT | _ASCII_NEAR)
+def test_ascii_sanitising_equals_icus(s: str) -> None:
+    from skilltui import text
+
+    by_icu = text._t().invisible_run_re.sub(" ", text.strip_ansi(s)).replace("<", "&lt;").replace(">", "&gt;")
+    assert sanitize(s) == by_icu
+    assert text._replace_invisible(s) == text._t().invisible_run_re.sub(" ", s)
+
+
+def test_a_budget_over_ascii_descriptions_with_newlines_does_not_load_icu(tmp_path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from treelib import build, md
+
+    build(tmp_path, {f"home/.claude/skills/s{i}/SKILL.md": md(f"|\n  Line one <{i}>\n  line\ttwo\n") for i in range(3)})
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    probe = ("import sys, json\nfrom skilltui import cli\ncode = cli.main(sys.argv[1:])\n"
+             "print(json.dumps(['icu' in sys.modules, code]), file=sys.stderr)\n")
+    home = str(tmp_path / "home")
+    run = subprocess.run([sys.executable, "-c", probe, "--cwd", home, "--home", home, "--managed-dir",
+                          str(tmp_path / "managed"), "budget", "--json", "--no-cache"], capture_output=True, text=True,
+                         timeout=120, cwd=root, env=dict(os.environ, PYTHONPATH=root, HOME=home))
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == [False, 0], run.stderr[-2000:]
+    rows = [e["row"] for e in json.loads(run.stdout)["entries"]]
+    assert "- s1: Line one &lt;1&gt; line two" in rows, rows
