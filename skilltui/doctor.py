@@ -423,7 +423,7 @@ def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:
     view = budget.run(opts, catalog=catalog)
     if not isinstance(view, budget.BudgetView) or not view.result.over_budget:
         return []
-    lost = [e.name for e in view.result.entries if e.shown == "name-only" and not e.shipped]
+    lost = view.result.name_only()
     if not lost:
         return []
     r = view.result

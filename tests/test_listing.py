@@ -486,3 +486,11 @@ def test_budget_change_only_reuses_prepared() -> None:
     a = simulate_prepared(prepared, 8000)
     b = simulate_prepared(prepared, 8850)
     assert a.prepared is b.prepared and _name_only(a) != _name_only(b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_skill, max_size=12), st.integers(-100, 9000), _usage)
+def test_name_only_is_the_entries_shown_by_name(skills, budget, usage) -> None:
+    """`Listing.name_only` (the doctor's budget check) names what `entries` shows by name only, shipped ones aside."""
+    listing = simulate(skills + all_shipped()[:3], budget, usage=usage, now_ms=NOW)
+    assert listing.name_only() == [e.name for e in listing.entries if e.shown == "name-only" and not e.shipped]

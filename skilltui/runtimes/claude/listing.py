@@ -325,6 +325,11 @@ class Columns:
         return {"shipped": self.shipped, "full": self.full, "name_only": self.name_only, "used": self.used}
 
 
+def _shown_full(e: PreparedEntry, full: bool) -> bool:
+    """Whether the entry's full row is shown: it was kept, and it is not a forced name-only row."""
+    return full and not e.forced
+
+
 @dataclass
 class Listing:
     budget: int
@@ -340,17 +345,22 @@ class Listing:
         out = []
         for e, full in zip(self.prepared.entries, self.kept):
             state: EntryState = FIXED if e.fixed else (FULL if full else NAME_ONLY)
-            shown: Shown = NAME_ONLY if e.forced or not full else FULL
+            shown: Shown = FULL if _shown_full(e, full) else NAME_ONLY
             row = e.full_row if full else e.name_row
             out.append(ListingEntry(e.name, e.label, e.source, state, shown, e.full_width, e.name_only_width,
                                     e.score, row, e.shipped))  # fmt: skip
         return out
 
+    def name_only(self) -> list[str]:
+        """The names of the entries shown by name only (`entries`' `shown`), those shipped inside Claude Code left out;
+        without building `entries` (the doctor's budget check wants only these, of 6,000 entries)."""
+        return [e.name for e, full in zip(self.prepared.entries, self.kept) if not _shown_full(e, full) and not e.shipped]
+
     @cached_property
     def columns(self) -> Columns:
         shipped = full = bare = 0
         for i, (e, kept) in enumerate(zip(self.prepared.entries, self.kept)):
-            shown_full = kept and not e.forced
+            shown_full = _shown_full(e, kept)
             width = (e.full_width if shown_full else e.name_only_width) + (1 if i else 0)
             if e.shipped:
                 shipped += width
