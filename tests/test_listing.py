@@ -91,6 +91,20 @@ def test_budget_vectors(model, env, expected) -> None:
     assert resolve_budget(env=env, model=model).budget == expected
 
 
+@pytest.mark.parametrize(("model", "env", "where"), [
+    ("claude-sonnet-4-6", {}, "user-message"), ("claude-sonnet-4-6[1m]", {}, "user-message"),
+    ("claude-opus-4-7", {}, "user-message"), ("claude-opus-4-7-20260101", {}, "user-message"),
+    ("claude-3-7-sonnet", {}, "user-message"), ("claude-haiku-4-5", {}, "user-message"), (None, {}, "user-message"),
+    ("claude-opus-4-8", {}, "system-message"), ("claude-opus-5-5", {}, "system-message"),
+    ("opus", {}, "system-message"), ("claude-foo-9", {}, "system-message"), ("claude-haiku-4", {}, "system-message"),
+    ("claude-opus-4-1", {}, "system-message"),  # remapped to Opus 5.5
+    ("claude-opus-4-1", {"CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP": "1"}, "user-message"),
+])
+def test_listing_placement(model, env, where) -> None:
+    """Observed with oracle.py (which reads only the `<system-reminder>` form) and tools/oracle_any_placement.py."""
+    assert resolve_budget(env=env, model=model).placement == where
+
+
 def test_budget_fraction_from_settings_and_flag() -> None:
     assert resolve_budget(env={}, model="claude-sonnet-4-6", settings_fraction=0.02).budget == 16000
     p = resolve_budget(env={}, model="claude-sonnet-4-6", settings_fraction=0.02, fraction=0.005)
@@ -197,11 +211,13 @@ def test_empty_when_to_use_adds_nothing() -> None:
 def test_prompt_block_and_json() -> None:
     skills = [sk("a", "alpha"), shipped("dataviz"), shipped("init")]
     listing = simulate(skills, 100_000)
-    assert listing.prompt.startswith(
+    assert listing.prompt().startswith(
         "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- a: alpha\n- dataviz: "
     )
-    assert listing.prompt.endswith("\n- init: [text shipped inside Claude Code 2.1.332, 67 columns]\n</system-reminder>")
+    assert listing.prompt().endswith("\n- init: [text shipped inside Claude Code 2.1.332, 67 columns]\n</system-reminder>")
     assert listing.text == "- a: alpha"
+    # for the -5-5 models the same rows are a paragraph of the system message (observed: model-windows)
+    assert listing.prompt("system-message") == listing.prompt()[len("<system-reminder>\n"):-len("\n</system-reminder>")]
     params = resolve_budget(env={}, budget=100_000)
     data = listing.to_json(params)
     assert {"budget", "context_window", "chars_per_token", "fraction", "total_full", "over_budget", "shipped_width",
@@ -215,7 +231,7 @@ def test_prompt_block_and_json() -> None:
 
 def test_empty_listing() -> None:
     listing = simulate([], 10)
-    assert (listing.entries, listing.text, listing.prompt, listing.total_full, listing.over_budget) == ([], "", "", 0, False)
+    assert (listing.entries, listing.text, listing.prompt(), listing.total_full, listing.over_budget) == ([], "", "", 0, False)
 
 
 def test_unknown_shipped_entry_or_version_is_an_error() -> None:

@@ -78,6 +78,20 @@ def _canonical(model_id: str) -> tuple[str, bool]:
     return mid, one_m
 
 
+Placement = Literal["user-message", "system-message"]
+
+
+def placement(model_id: str | None, env: Mapping[str, str]) -> Placement:
+    """Where Claude Code puts the listing for a model (observed, tests/fixtures/claude/model-windows): a
+    `<system-reminder>` block of the first user message for the models it knew before Opus 4.8 (the four-chars-per-token
+    ones and Opus 4.7), else the system message, after the agents list (the -5-5 models, the aliases, unknown ids and
+    the legacy ids it remaps). No model known: the first."""
+    if model_id is None or not model_id.strip():
+        return "user-message"
+    mid = _canonical(runs_as(model_id, env))[0]
+    return "user-message" if mid in _FOUR_CHARS or mid == "claude-opus-4-7" else "system-message"
+
+
 def model_info(model_id: str | None, env: Mapping[str, str]) -> ModelInfo:
     """§8.2: context window and chars per token of a model id (None: no model known → 200000, 4)."""
     if model_id is None or not model_id.strip():
@@ -126,6 +140,7 @@ class BudgetParams:
     chars_per_token: float
     fraction: float
     source: BudgetSource  # what decided `budget`
+    placement: Placement = "user-message"  # where the listing goes in the request (the model's)
 
 
 def resolve_budget(
@@ -141,6 +156,7 @@ def resolve_budget(
     """cli.md `budget` precedence: `--budget`, then SLASH_COMMAND_TOOL_CHAR_BUDGET, then `max(1, floor(W × C × F))`.
     W, C and F are reported whichever way the budget was decided."""
     info = model_info(model, env)
+    where = placement(model, env)
     w = context_window if context_window is not None else info.window
     c = chars_per_token if chars_per_token is not None else info.chars_per_token
     f = _number(fraction)
@@ -149,12 +165,12 @@ def resolve_budget(
     if f is None:
         f = DEFAULT_FRACTION
     if budget is not None:
-        return BudgetParams(budget, w, c, f, "flag")
+        return BudgetParams(budget, w, c, f, "flag", where)
     from_env = _positive_int(env.get("SLASH_COMMAND_TOOL_CHAR_BUDGET"))
     if from_env is not None:
-        return BudgetParams(from_env, w, c, f, "env")
+        return BudgetParams(from_env, w, c, f, "env", where)
     # Same evaluation order as JavaScript `Math.floor(W * C * F)`, so float rounding matches.
-    return BudgetParams(max(1, math.floor(w * c * f)), w, c, f, "formula")
+    return BudgetParams(max(1, math.floor(w * c * f)), w, c, f, "formula", where)
 
 
 # --- §8.4 step 7 usage -----------------------------------------------------------------------------------------------
@@ -378,9 +394,10 @@ class Listing:
             for e, full in zip(self.prepared.entries, self.kept) if not e.shipped
         )
 
-    @cached_property
-    def prompt(self) -> str:
-        """The block the model receives (§7.2); a shipped full row, whose text is not carried, is a placeholder."""
+    def prompt(self, where: Placement = "user-message") -> str:
+        """The text the model receives (§7.2), as placed for its model (`BudgetParams.placement`): a
+        `<system-reminder>` block, or the paragraph of the system message (which goes on with the date). A shipped
+        full row, whose text is not carried, is a placeholder."""
         if not self.kept:
             return ""
         rows = []
@@ -389,7 +406,8 @@ class Listing:
             if row is None:
                 row = f"- {e.label}: [text shipped inside Claude Code {self.prepared.version}, {e.full_width} columns]"
             rows.append(row)
-        return PROMPT_HEAD + "\n".join(rows) + PROMPT_TAIL
+        rows_text = "\n".join(rows)
+        return PROMPT_HEAD + rows_text + PROMPT_TAIL if where == "user-message" else LISTING_INTRO + rows_text
 
     def to_json(self, params: BudgetParams | None = None) -> dict[str, object]:
         """cli.md `budget --json`; W, C and F come from the caller's `BudgetParams` (null without one)."""

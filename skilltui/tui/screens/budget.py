@@ -79,7 +79,7 @@ class BudgetScreen(BaseScreen):
             table.loading = True
             yield table
             with Vertical(id="prompt-box"):
-                yield Static(Text("Prompt text, exactly", style="bold"), classes="side-title")
+                yield Static(Text("Prompt text, exactly", style="bold"), id="prompt-title", classes="side-title")
                 yield TallTextArea(id="prompt", read_only=True, soft_wrap=True, show_cursor=False)
 
     def on_resize(self) -> None:
@@ -131,7 +131,11 @@ class BudgetScreen(BaseScreen):
         self._show_params(params, result)
         self.query_one("#bar", BudgetBar).show(result, palette(self.app))
         self._fill(table, result)
-        self.query_one("#prompt", TallTextArea).show_text(safe(result.prompt, keep_newlines=True))
+        title = Text("Prompt text, exactly\n", style="bold")
+        title.append("in the system message" if params.placement == "system-message" else "in the first user message",
+                     style="not bold dim")
+        self.query_one("#prompt-title", Static).update(title)
+        self.query_one("#prompt", TallTextArea).show_text(safe(result.prompt(params.placement), keep_newlines=True))
 
     def _other_runtime(self, state, table: LineTable, params_line: Static) -> None:
         """Codex and oh-my-pi render their own prompt with their own limits: show that text and each entry's fate."""
