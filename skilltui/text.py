@@ -301,12 +301,12 @@ def _rgi_spans(s: str) -> list[tuple[int, int]]:
 
 # ICU's invisible class (_Tables.invisible_run_re) restricted to ASCII: only the controls (tests/test_text.py derives it
 # again from ICU). An ASCII text with a newline or tab, common in block-scalar descriptions, then needs no ICU.
-_ASCII_INVISIBLE_RUN_RE = re.compile(r"[\x00-\x1f\x7f]+")
+_ASCII_INVISIBLE_RUN = r"[\x00-\x1f\x7f]+"
 
 
 def _replace_invisible(s: str) -> str:
     if s.isascii():
-        return _ASCII_INVISIBLE_RUN_RE.sub(" ", s)
+        return _compiled(_ASCII_INVISIBLE_RUN).sub(" ", s)
     return _t().invisible_run_re.sub(" ", s)
 
 
