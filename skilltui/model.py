@@ -62,7 +62,8 @@ class Source(StrEnum):
 
 
 # PyYAML's mark: `\n  in "<unicode string>", line 2, column 30:` then, when it has the source, that line and a caret
-_YAML_MARK = re.compile(r'\n\s*in "<[^>\n]*>", line (\d+), column (\d+):?(?:\n {4}[^\n]*\n *\^[^\n]*)?')
+# (compiled by `re` on first use: a list run never needs it)
+_YAML_MARK = r'\n\s*in "<[^>\n]*>", line (\d+), column (\d+):?(?:\n {4}[^\n]*\n *\^[^\n]*)?'
 
 
 @dataclass
@@ -86,7 +87,7 @@ class Diagnostic:
     def summary(self) -> str:
         """The message for people, on one line: a YAML parser's position block (`in "<unicode string>", line L,
         column C:`, the source line and a caret) becomes "(line L, column C)". JSON keeps the exact message."""
-        text = _YAML_MARK.sub(r" (line \1, column \2)", self.message)
+        text = re.sub(_YAML_MARK, r" (line \1, column \2)", self.message)
         return "; ".join(part.strip() for part in text.split("\n") if part.strip())
 
     def to_json(self) -> dict[str, Any]:

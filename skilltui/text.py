@@ -116,10 +116,17 @@ def _re_class(uset: icu.UnicodeSet) -> str:
     return f"(?:[{bmp}]|(?=[\\U00010000-\\U0010ffff])[{astral}])"
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """One of the display patterns below, compiled on first use: `list` shows no text, and compiling them all at
+    import cost ~1.4 ms of every run."""
+    return re.compile(pattern)
+
+
 # ANSI escape sequences: the pattern of the npm `ansi-regex` package (v6), which `strip-ansi` uses; CSI and OSC with
 # BEL / ESC \ / 0x9C terminators.
 _ST = r"(?:\u0007|\u001B\u005C|\u009C)"
-ANSI_RE = re.compile(
+_ANSI = (
     r"[\u001B\u009B][\[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?"
     + _ST
     + r")|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~]))"
@@ -129,7 +136,7 @@ ANSI_RE = re.compile(
 def strip_ansi(s: str) -> str:
     if "\x1b" not in s and "\x9b" not in s:
         return s
-    return ANSI_RE.sub("", s)
+    return _compiled(_ANSI).sub("", s)
 
 
 # §8.3 per-code-point widths. Zero comes first: default-ignorable characters such as U+3164 are also East-Asian Wide.
@@ -347,42 +354,44 @@ def cap_utf16(s: str, cap: int) -> str:
 # --- safe display --------------------------------------------------------------------------------------------------
 
 # Bidirectional embeddings, overrides and isolates reorder what a terminal shows (Trojan Source); they go too.
-_BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_BIDI = "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]"
+_CONTROL = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"
 
 
 # Characters a terminal shows as nothing that the model still receives (issue #17.9; hidden instructions in skills are a
 # known attack): Unicode tags, zero-width characters, word joiner, BOM, interlinear annotation marks, soft hyphen. Shown
 # as ⟨U+E0041⟩ in every view. A ZWJ between two pictographs (👩‍💻) and the tag run of a subdivision flag (🏴 + tags + a
 # cancel tag) are emoji, not hidden text, and stay.
-INVISIBLE_RE = re.compile("[\U000E0000-\U000E007F\u200b-\u200d\u2060-\u2064\ufeff\ufff9-\ufffb\u00ad\u180e]")
-_EMOJI_KEEP_RE = re.compile(
+_INVISIBLE = "[\U000E0000-\U000E007F\u200b-\u200d\u2060-\u2064\ufeff\ufff9-\ufffb\u00ad\u180e]"
+_EMOJI_KEEP = (
     "(?<=[\U0001F000-\U0001FAFF\u2600-\u27bf\ufe0f\U0001F3FB-\U0001F3FF])\u200d(?=[\U0001F000-\U0001FAFF\u2600-\u27bf])"
     "|\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F")
 
 
 def show_invisible(s: str) -> str:
-    """`s` with every invisible character (INVISIBLE_RE) written as ⟨U+XXXX⟩; emoji joiners and flag tags kept."""
-    if not INVISIBLE_RE.search(s):
+    """`s` with every invisible character (_INVISIBLE) written as ⟨U+XXXX⟩; emoji joiners and flag tags kept."""
+    invisible = _compiled(_INVISIBLE)
+    if not invisible.search(s):
         return s
     out, pos = [], 0
-    for m in _EMOJI_KEEP_RE.finditer(s):
-        out.append(INVISIBLE_RE.sub(_codepoint, s[pos : m.start()]))
+    for m in _compiled(_EMOJI_KEEP).finditer(s):
+        out.append(invisible.sub(_codepoint, s[pos : m.start()]))
         out.append(m.group())
         pos = m.end()
-    out.append(INVISIBLE_RE.sub(_codepoint, s[pos:]))
+    out.append(invisible.sub(_codepoint, s[pos:]))
     return "".join(out)
 
 
 def invisible_chars(s: str) -> list[str]:
     """The invisible characters show_invisible() would mark, in order (emoji joiners and flag tags left out)."""
-    if s.isascii() or not INVISIBLE_RE.search(s):  # all of them are non-ASCII; the emoji scan is slow on long texts
+    invisible = _compiled(_INVISIBLE)
+    if s.isascii() or not invisible.search(s):  # all of them are non-ASCII; the emoji scan is slow on long texts
         return []
-    kept = "".join(m.group() for m in _EMOJI_KEEP_RE.finditer(s))
-    found = INVISIBLE_RE.findall(s)
+    kept = "".join(m.group() for m in _compiled(_EMOJI_KEEP).finditer(s))
+    found = invisible.findall(s)
     if not kept:
         return found
-    extra = list(INVISIBLE_RE.findall(kept))
+    extra = list(invisible.findall(kept))
     for ch in extra:
         found.remove(ch)
     return found
@@ -404,15 +413,15 @@ def _picture(m: re.Match[str]) -> str:
 
 def _display(s: str, keep_newlines: bool, repl: str | Callable[[re.Match[str]], str]) -> str:
     s = strip_ansi(s)
-    s = _BIDI_RE.sub("", s)
+    s = _compiled(_BIDI).sub("", s)
     if repl is _picture:  # visible mode: hidden characters are shown, not kept invisible
         s = show_invisible(s)
     s = s.replace("\r\n", "\n").replace("\t", " ")
     if keep_newlines:
         parts = s.split("\n")
-        return "\n".join(_CONTROL_RE.sub(repl, p) for p in parts)
+        return "\n".join(_compiled(_CONTROL).sub(repl, p) for p in parts)
     s = s.replace("\n", " ")
-    return _CONTROL_RE.sub(repl, s)
+    return _compiled(_CONTROL).sub(repl, s)
 
 
 def strip_controls(s: str, keep_newlines: bool = False) -> str:
