@@ -165,7 +165,7 @@ class RecordingEnv(dict[str, str]):
         return dict.__contains__(self, key)
 
 
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class Recording:
     """What one computation looked at: each path with what it saw, and the variables it read."""
 

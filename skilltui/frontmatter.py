@@ -23,7 +23,7 @@ from skilltui.model import Frontmatter, FrontmatterStatus
 MAX_YAML_NODES = 20_000
 
 
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class FileText:
     """A file's text as read for parsing, within a cap."""
 

@@ -25,7 +25,7 @@ class NotRegularFile(OSError):
     """The path names a FIFO, device, socket or folder: refused before any read."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared nowhere: no __eq__ to generate at every start
 class Capped:
     """A regular file's bytes, read within a cap."""
 

@@ -312,7 +312,7 @@ def split_paths(value: Any, trim: bool = True) -> list[str]:
 
 
 # ---------------------------------------------------------------- discovery
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class _Scan:
     """One discovery's working state: its settings, diagnostics and the stats it took."""
 

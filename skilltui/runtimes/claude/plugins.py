@@ -25,7 +25,7 @@ MAX_WALK_DIRS = 10_000  # folders one commands walk may visit: a link to / must 
 RECORDS_CAP = 5_000_000  # bytes read of installed_plugins.json / known_marketplaces.json
 
 
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class Item:
     """One skill or command file a plugin (or a legacy commands root) contributes, before parsing."""
 
@@ -95,7 +95,7 @@ def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str
     return known
 
 
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class Marketplace:
     """A known marketplace as Claude Code reads it: which plugins its marketplace.json lists."""
 
@@ -500,7 +500,7 @@ def load_order(plugins: list[Plugin], settings: Settings) -> list[Plugin]:
     return marketplace + [p for p in plugins if p.kind == "skills-dir"]
 
 
-@dataclass
+@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
 class ListRow:
     """One row of `claude plugin list --json` (§10.7): one per install record, then skills-dir plugins, builtins."""
 

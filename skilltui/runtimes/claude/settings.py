@@ -92,15 +92,17 @@ def paths_for(opts: Options) -> Paths:
     env = opts.env
     home = os.path.abspath(opts.home)
     cwd = os.path.abspath(opts.cwd)
-    config_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    # A relative CLAUDE_CONFIG_DIR (or plugin cache folder) is taken from the folder Claude Code runs in, as Node's
+    # path functions do (observed: `../../cfg` from ws/repo; harness seed 53, trees 9 and 23).
+    config_dir = os.path.join(cwd, env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"))
     config_dir = unicodedata.normalize("NFC", os.path.abspath(config_dir))
     git_root = find_git_root(cwd, home)
     local_root = cwd
     if git_root and all(_owned(p) for p in (git_root, os.path.join(git_root, ".git"), os.path.join(git_root, ".claude"))):
         local_root = git_root
-    plugins_dir = env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or os.path.join(config_dir, "plugins")
+    plugins_dir = os.path.join(cwd, env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or os.path.join(config_dir, "plugins"))
     global_config = (
-        os.path.join(env["CLAUDE_CONFIG_DIR"], ".claude.json") if env.get("CLAUDE_CONFIG_DIR") else os.path.join(home, ".claude.json")
+        os.path.join(cwd, env["CLAUDE_CONFIG_DIR"], ".claude.json") if env.get("CLAUDE_CONFIG_DIR") else os.path.join(home, ".claude.json")
     )
     return Paths(home, cwd, config_dir, os.path.abspath(opts.managed_dir), git_root, local_root, plugins_dir, global_config)
 
