@@ -45,6 +45,7 @@ from skilltui.model import (
     Skill,
 )
 from skilltui.runtimes.claude import discovery as claude_rules
+from skilltui.runtimes.claude.settings import paths_for
 
 if TYPE_CHECKING:  # Codex's parser is imported where a check needs it: most doctor runs never do
     from skilltui.runtimes.codex import discovery as codex_rules
@@ -317,8 +318,8 @@ class _Delivery:
         self.repo_real = _real(self.repo)
         self.home = os.path.abspath(home)
         self.env = dict(env or {})
-        cfg = self.env.get("CLAUDE_CONFIG_DIR")
-        self.config_dir = os.path.abspath(cfg) if cfg else os.path.join(self.home, ".claude")
+        # Claude Code's own rule for its config folder (CLAUDE_CONFIG_DIR: relative to the project, empty = the project)
+        self.config_dir = paths_for(Options(cwd=self.repo, home=self.home, env=self.env)).config_dir
         codex_home = self.env.get("CODEX_HOME")
         self.codex_home = os.path.abspath(codex_home) if codex_home else os.path.join(self.home, ".codex")
         self.managed = os.path.abspath(managed_dir if managed_dir is not None else default_managed_dir())

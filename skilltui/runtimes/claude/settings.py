@@ -94,7 +94,9 @@ def paths_for(opts: Options) -> Paths:
     cwd = os.path.abspath(opts.cwd)
     # A relative CLAUDE_CONFIG_DIR (or plugin cache folder) is taken from the folder Claude Code runs in, as Node's
     # path functions do (observed: `../../cfg` from ws/repo; harness seed 53, trees 9 and 23).
-    config_dir = os.path.join(cwd, env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"))
+    # Set but empty, it is that folder itself (observed: skills from <cwd>/skills, settings from <cwd>/settings.json).
+    given = env.get("CLAUDE_CONFIG_DIR")
+    config_dir = os.path.join(cwd, os.path.join(home, ".claude") if given is None else given)
     config_dir = unicodedata.normalize("NFC", os.path.abspath(config_dir))
     git_root = find_git_root(cwd, home)
     local_root = cwd
@@ -102,7 +104,7 @@ def paths_for(opts: Options) -> Paths:
         local_root = git_root
     plugins_dir = os.path.join(cwd, env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or os.path.join(config_dir, "plugins"))
     global_config = (
-        os.path.join(cwd, env["CLAUDE_CONFIG_DIR"], ".claude.json") if env.get("CLAUDE_CONFIG_DIR") else os.path.join(home, ".claude.json")
+        os.path.join(cwd, given, ".claude.json") if given is not None else os.path.join(home, ".claude.json")
     )
     return Paths(home, cwd, config_dir, os.path.abspath(opts.managed_dir), git_root, local_root, plugins_dir, global_config)
 
