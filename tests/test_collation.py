@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from treelib import build, md
+from treelib import build, md, run_loading
 
 from skilltui import text
 
@@ -47,14 +44,8 @@ def test_collate_is_a_stable_sort_by_icus_key(names):
 
 def test_a_list_run_over_ascii_names_does_not_load_icu(tmp_path):
     build(tmp_path, {f"home/.claude/skills/{n}/SKILL.md": md(f"Skill {n}") for n in ("b-x", "A_y", "a.z", "B")})
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    probe = ("import sys, json\nfrom skilltui import cli\ncode = cli.main(sys.argv[1:])\n"
-             "print(json.dumps(['icu' in sys.modules, code]), file=sys.stderr)\n")
-    home = str(tmp_path / "home")
-    run = subprocess.run([sys.executable, "-c", probe, "--cwd", home, "--home", home, "--managed-dir",
-                          str(tmp_path / "managed"), "list", "--json", "--no-cache"], capture_output=True, text=True,
-                         timeout=120, cwd=root, env=dict(os.environ, PYTHONPATH=root, HOME=home))
-    assert json.loads(run.stderr.strip().splitlines()[-1]) == [False, 0], run.stderr[-2000:]
-    names = [s["name"] for s in json.loads(run.stdout)["skills"] if s["source"] == "user"]
+    loaded, code, out = run_loading(tmp_path, "icu", "list", "--json", "--no-cache")
+    assert (loaded, code) == (False, 0)
+    names = [s["name"] for s in json.loads(out)["skills"] if s["source"] == "user"]
     assert names == sorted(names, key=text.collation_key) == ["A_y", "a.z", "B", "b-x"]  # '_' sorts before '.'
 

@@ -289,20 +289,11 @@ def test_ascii_sanitising_equals_icus(s: str) -> None:
 
 def test_a_budget_over_ascii_descriptions_with_newlines_does_not_load_icu(tmp_path) -> None:
     import json
-    import os
-    import subprocess
-    import sys
 
-    from treelib import build, md
+    from treelib import build, md, run_loading
 
     build(tmp_path, {f"home/.claude/skills/s{i}/SKILL.md": md(f"|\n  Line one <{i}>\n  line\ttwo\n") for i in range(3)})
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    probe = ("import sys, json\nfrom skilltui import cli\ncode = cli.main(sys.argv[1:])\n"
-             "print(json.dumps(['icu' in sys.modules, code]), file=sys.stderr)\n")
-    home = str(tmp_path / "home")
-    run = subprocess.run([sys.executable, "-c", probe, "--cwd", home, "--home", home, "--managed-dir",
-                          str(tmp_path / "managed"), "budget", "--json", "--no-cache"], capture_output=True, text=True,
-                         timeout=120, cwd=root, env=dict(os.environ, PYTHONPATH=root, HOME=home))
-    assert json.loads(run.stderr.strip().splitlines()[-1]) == [False, 0], run.stderr[-2000:]
-    rows = [e["row"] for e in json.loads(run.stdout)["entries"]]
+    loaded, code, out = run_loading(tmp_path, "icu", "budget", "--json", "--no-cache")
+    assert (loaded, code) == (False, 0)
+    rows = [e["row"] for e in json.loads(out)["entries"]]
     assert "- s1: Line one &lt;1&gt; line two" in rows, rows

@@ -173,3 +173,20 @@ class World:
     def diags(self, code: str | None = None, **kw) -> list[dict]:
         found = self.catalog(**kw)["diagnostics"]
         return [d for d in found if code is None or d["code"] == code]
+
+
+def run_loading(tmp_path: Path, module: str, *args: str) -> tuple[bool, int, str]:
+    """`skilltui --cwd H --home H ... ARGS` as a process over the tree built in tmp_path (H = tmp_path/home): whether
+    it imported `module`, its exit status and its stdout."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    probe = ("import sys, json\nfrom skilltui import cli\ncode = cli.main(sys.argv[1:])\n"
+             f"print(json.dumps([{module!r} in sys.modules, code]), file=sys.stderr)\n")
+    home = str(tmp_path / "home")
+    run = subprocess.run([sys.executable, "-c", probe, "--cwd", home, "--home", home, "--managed-dir",
+                          str(tmp_path / "managed"), *args], capture_output=True, text=True,
+                         timeout=120, cwd=root, env=dict(os.environ, PYTHONPATH=root, HOME=home))
+    loaded, code = json.loads(run.stderr.strip().splitlines()[-1])
+    return loaded, code, run.stdout
