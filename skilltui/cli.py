@@ -277,10 +277,6 @@ def _json_bytes(data: object, args: argparse.Namespace) -> bytes:
         return (json.dumps(data, ensure_ascii=True, indent=indent, separators=separators) + "\n").encode("utf-8")
 
 
-def _json_text(data: object, args: argparse.Namespace) -> str:
-    return _json_bytes(data, args).decode("utf-8")
-
-
 def _emit_json(data: object, args: argparse.Namespace) -> None:
     _write_chunks([_json_bytes(data, args)])
 
@@ -371,7 +367,7 @@ SKILLS_PER_BATCH = 500  # skills encoded per json call: the output is built in p
 
 
 def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> list[bytes]:
-    """`list --json` as UTF-8 pieces whose concatenation is `_json_text` of the whole answer. Compact JSON is built a
+    """`list --json` as UTF-8 pieces whose concatenation is `_json_bytes` of the whole answer. Compact JSON is built a
     batch of skills at a time and encoded at once: neither the whole answer's dicts nor its text is ever held (at
     20,000 skills they were most of the peak memory). Pretty JSON goes through `_json_bytes` whole."""
     data = _list_json(catalog, opts, args.all, lazy_skills=True)

@@ -1,5 +1,5 @@
 """The cold `list --json` run's fast paths (issue #15) against the plain code they stand in for, on real files in tmp
-dirs: the JSON written in batches of skills is byte for byte the JSON of the whole answer (`cli._json_text`)."""
+dirs: the JSON written in batches of skills is byte for byte the JSON of the whole answer (`cli._json_bytes`)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cn",)), max_size=12
 
 
 def _whole(data: dict[str, object], pretty: bool = False) -> bytes:
-    """The plain path: the whole answer's dicts, one json.dumps (cli._json_text), then UTF-8."""
-    return cli._json_text(data, argparse.Namespace(pretty=pretty)).encode("utf-8")
+    """The plain path: the whole answer's dicts, one json.dumps (cli._json_bytes), in UTF-8."""
+    return cli._json_bytes(data, argparse.Namespace(pretty=pretty))
 
 
 def _chunked(data: dict[str, object], skills: list[Skill]) -> bytes:

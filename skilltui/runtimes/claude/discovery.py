@@ -482,8 +482,7 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
     try:
         if st is None:
             st = scan.stats[path] = os.stat(path)
-        hit = _PARSED.get((path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns))
-        fm, invalid_utf8, body_line = _parsed(path, st) if hit is None else hit
+        fm, invalid_utf8, body_line = _parsed(path, st)
     except OSError as exc:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
         scan.diag("error", "claude-unreadable", path, f"{skill.name}: {skill.reason}")
@@ -514,16 +513,11 @@ def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
                   "the frontmatter was closed by a '---' inside a line; the rest of the block became body", fix="Quote values containing ---")
 
     raw_desc = data.get("description")
-    if type(raw_desc) is str:  # description_of's common case, without the call
-        desc = raw_desc.strip() or None
-    else:
-        desc = description_of(data)
-        if raw_desc is not None and not isinstance(raw_desc, (str, bool, int, float)):
-            scan.diag("warning", "claude-description-ignored", path,
-                      f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
-    wtu = data.get("when_to_use")
-    if wtu is not None:
-        wtu = js_string(wtu)
+    desc = description_of(data)
+    if raw_desc is not None and type(raw_desc) is not str and not isinstance(raw_desc, (bool, int, float)):
+        scan.diag("warning", "claude-description-ignored", path,
+                  f"description is a {type(raw_desc).__name__}, which Claude Code ignores", fix="Write the description as one string")
+    wtu = when_to_use_of(data)
     facts.has_description = desc is not None or wtu is not None
     if desc is None:
         desc = body_line or fallback
@@ -778,10 +772,7 @@ def _discover(opts: Options) -> Catalog:
     _prefill(scan, legacy if looked_ahead else entries + disabled_items)
     for s in entries:
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
-    loaded = {id(s): _as_loaded(s) for s in shipped_before + shipped_after}
-    for s in entries:  # `_as_loaded`'s common case inlined: a listed entry is taken as it is
-        loaded[id(s)] = (s.name, s.status, s.reason, s.display_name, s.override, s.label) if s.status == LISTED \
-            else _as_loaded(s)
+    loaded = {id(s): _as_loaded(s) for s in entries + shipped_before + shipped_after}
     add_dir_labels = _add_dir_labels(add_dirs)
     ordered = _order(scan, entries, shipped_before, shipped_after, add_dir_labels)
     for s in disabled_items:
