@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from skilltui.model import Catalog, Options
+from skilltui.record import Record
 from skilltui.runtimes import ModelTexts, PromptText
 from skilltui.runtimes.claude import listing
 
@@ -18,8 +19,8 @@ from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.text import safe
 
 
-@dataclass
-class BudgetView:
+@dataclass(repr=False)
+class BudgetView(Record):
     catalog: Catalog
     params: listing.BudgetParams
     result: listing.Listing
@@ -122,8 +123,8 @@ def model_texts(prepared: listing.Prepared) -> ModelTexts:
     return ModelTexts(by_name=by_name)
 
 
-@dataclass
-class PromptView:
+@dataclass(repr=False)
+class PromptView(Record):
     """Another runtime's own prompt rendering (Codex, oh-my-pi): its text and limits, as that runtime computes them."""
 
     catalog: Catalog

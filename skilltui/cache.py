@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skilltui.record import Record
+
 if TYPE_CHECKING:
     from hashlib import sha256
 else:
@@ -165,8 +167,8 @@ class RecordingEnv(dict[str, str]):
         return dict.__contains__(self, key)
 
 
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class Recording:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class Recording(Record):
     """What one computation looked at: each path with what it saw, and the variables it read."""
 
     paths: dict[tuple[str, str], Signature] = field(default_factory=dict)  # (path, kind) -> what was seen first

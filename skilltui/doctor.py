@@ -13,6 +13,7 @@ from skilltui import frontmatter, refs
 from skilltui.checks import conformance, delivery, invisible
 from skilltui.frontmatter import FileFrontmatter, claude_body
 from skilltui.model import HIDDEN, LISTED, Catalog, Diagnostic, Frontmatter, Options, Severity, Skill
+from skilltui.record import Record
 from skilltui.runtimes import discover, get
 from skilltui.text import invisible_chars
 
@@ -63,8 +64,8 @@ def _link_findings(path: str | None, skill_dir: str, body: str, body_line: int, 
     return out
 
 
-@dataclass
-class _Lens:
+@dataclass(repr=False)
+class _Lens(Record):
     """One per-skill lens of `skill_pass`: its findings, and the first failure (a check never takes the doctor down)."""
 
     what: str
@@ -102,8 +103,8 @@ PARALLEL_MIN = 300  # skills per process before another process pays for its for
 REST_PER_ITEM = 0.1
 
 
-@dataclass
-class Then:
+@dataclass(repr=False)
+class Then(Record):
     """Work that needs the catalog but not the pass (the budget and plugin checks): done by a forked child beside the
     pass's last part (or beside this process's own work when the pass has no parts), else by this process. `weight`
     is its cost in pass items."""
@@ -354,8 +355,8 @@ def _decoded(raw: conformance.RawFile | None, cap: int) -> str | None:
         return None
 
 
-@dataclass
-class _ReadOnce:
+@dataclass(repr=False)
+class _ReadOnce(Record):
     """The conformance lens's reader for one folder: the doctor's read of `path` when it asks for that file (`text`:
     that read already decoded, see `_decoded`)."""
 

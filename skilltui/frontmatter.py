@@ -18,13 +18,14 @@ from typing import Any
 
 from skilltui import yaml_fast
 from skilltui.model import Frontmatter, FrontmatterStatus
+from skilltui.record import Record
 
 # Alias expansion beyond this many nodes is refused (a "billion laughs" block would otherwise explode on output).
 MAX_YAML_NODES = 20_000
 
 
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class FileText:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class FileText(Record):
     """A file's text as read for parsing, within a cap."""
 
     text: str

@@ -15,6 +15,8 @@ import stat
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from skilltui.record import Record
+
 __all__ = ["FLAGS", "Capped", "NotRegularFile", "js_int", "json_loads", "kind", "open_binary", "open_regular", "read_capped_bytes"]
 
 FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
@@ -25,8 +27,8 @@ class NotRegularFile(OSError):
     """The path names a FIFO, device, socket or folder: refused before any read."""
 
 
-@dataclass(frozen=True, eq=False)  # compared nowhere: no __eq__ to generate at every start
-class Capped:
+@dataclass(frozen=True, eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class Capped(Record):
     """A regular file's bytes, read within a cap."""
 
     data: bytes  # at most `cap` bytes

@@ -12,6 +12,7 @@ from typing import Any, Final, Literal, TypeAlias
 from skilltui.findings import SEVERITIES as SEVERITIES  # re-exported: views import them from the model
 from skilltui.findings import Severity as Severity
 from skilltui.findings import severity_of, stops
+from skilltui.record import Record
 
 # A value as JSON holds it (a settings file's members): what json.loads returns and json.dumps takes.
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
@@ -66,8 +67,8 @@ class Source(StrEnum):
 _YAML_MARK = r'\n\s*in "<[^>\n]*>", line (\d+), column (\d+):?(?:\n {4}[^\n]*\n *\^[^\n]*)?'
 
 
-@dataclass
-class Diagnostic:
+@dataclass(repr=False)
+class Diagnostic(Record):
     """One finding about the files found: what, where, how bad, and what to do about it."""
 
     severity: Severity
@@ -107,8 +108,8 @@ class Diagnostic:
         return out
 
 
-@dataclass
-class Frontmatter:
+@dataclass(repr=False)
+class Frontmatter(Record):
     """A SKILL.md (or command file) split into its frontmatter and body, as one runtime reads it."""
 
     data: dict[str, Any]  # the parsed mapping; {} when absent, invalid, or not a mapping
@@ -126,15 +127,15 @@ class Frontmatter:
         return self.body
 
 
-class SkillFacts:
+class SkillFacts(Record):
     """A runtime's own facts about one skill (parser state, file identity, policy). Each runtime subclasses it
     (runtimes/<name>/) and reads its own back through a typed accessor; views and `list --json` never read them."""
 
     __slots__ = ()
 
 
-@dataclass
-class Skill:
+@dataclass(repr=False)
+class Skill(Record):
     """One entry file found by a runtime, with its fate in that runtime's listing."""
 
     name: str
@@ -224,8 +225,8 @@ class PluginBlock(StrEnum):
     NO_FILES = "no-files"  # no folder to read it from
 
 
-@dataclass
-class InstallRecord:
+@dataclass(repr=False)
+class InstallRecord(Record):
     """One entry of installed_plugins.json for an id (a plugin may have one per scope and project)."""
 
     scope: str  # managed | user | project | local
@@ -241,8 +242,8 @@ class InstallRecord:
                 "project_path": self.project_path, "applies": self.applies}
 
 
-@dataclass
-class Plugin:
+@dataclass(repr=False)
+class Plugin(Record):
     """One installed (or skills-dir, or built-in) Claude Code plugin and whether it loads."""
 
     id: str  # name@marketplace
@@ -299,8 +300,8 @@ class Plugin:
         }
 
 
-@dataclass
-class CatalogFacts:
+@dataclass(repr=False)
+class CatalogFacts(Record):
     """What a discovery found beyond its rows, typed. The fields here are the ones views read; each runtime subclasses
     it with its own facts (runtimes/<name>/) and reads them back through its own typed accessor."""
 
@@ -311,8 +312,8 @@ class CatalogFacts:
     refused: str | None = None  # the runtime exits on its settings (the finding's message): it lists nothing
 
 
-@dataclass
-class Catalog:
+@dataclass(repr=False)
+class Catalog(Record):
     """Everything one discovery run found: the single source every view reads."""
 
     runtime: str
@@ -354,8 +355,8 @@ class Catalog:
         }
 
 
-@dataclass
-class Options:
+@dataclass(repr=False)
+class Options(Record):
     """Where and how to discover: the global options of spec/cli.md, resolved."""
 
     cwd: str

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from skilltui.record import Record
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -31,8 +33,8 @@ MAX_REFS = 500
 MAX_LISTED_FILES = 2000
 
 
-@dataclass
-class Ref:
+@dataclass(repr=False)
+class Ref(Record):
     link: str  # as written
     resolved: str | None  # absolute path, when it could be worked out
     exists: bool

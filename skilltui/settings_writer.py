@@ -45,6 +45,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # public in C
 from typing import Any, NoReturn
 
 from skilltui import fsio
+from skilltui.record import Record
 
 __all__ = ["CAP", "Change", "OutsideError", "SettingsWriteError", "append_line", "is_outside", "plan_append", "preview",
            "read_json_object", "set_member", "text_diff"]
@@ -81,8 +82,8 @@ class OutsideError(SettingsWriteError):
         self.target = target
 
 
-@dataclass
-class Change:
+@dataclass(repr=False)
+class Change(Record):
     path: str  # the file as named by the user
     target: str  # the real file written (symbolic links resolved)
     old_line: str | None  # line(s) of the member before; None when it did not exist
@@ -115,8 +116,8 @@ def text_diff(before: bytes | None, after: bytes, context: int = 1) -> list[str]
 # ---------------------------------------------------------------- tokenizer: spans of one object's members
 
 
-@dataclass
-class _Member:
+@dataclass(repr=False)
+class _Member(Record):
     key: str  # unescaped
     key_start: int  # index of the key's opening quote
     colon: str  # text between the key and the value (": ", " : ", ":")
@@ -124,8 +125,8 @@ class _Member:
     value_end: int
 
 
-@dataclass
-class _Obj:
+@dataclass(repr=False)
+class _Obj(Record):
     start: int  # index of "{"
     end: int  # index after "}"
     members: list[_Member]
@@ -251,8 +252,8 @@ def _apply(s: str, keys: tuple[str, ...], value: Any, fail: Fail) -> tuple[str, 
 # ---------------------------------------------------------------- reading
 
 
-@dataclass(frozen=True)
-class _Snapshot:
+@dataclass(frozen=True, repr=False)
+class _Snapshot(Record):
     data: bytes | None  # None: no file
     ident: tuple[int, int, int] | None  # (mtime_ns, size, inode)
     mode: int | None

@@ -6,22 +6,23 @@ from dataclasses import dataclass, field
 
 from skilltui.budget import ModelChoice
 from skilltui.model import Catalog, Options
+from skilltui.record import Record
 from skilltui.runtimes.claude.settings import of as settings_of
 from skilltui.runtimes.claude.touch import Session, simulate_session
 from skilltui.text import safe
 from skilltui.touched import expand, git_changed
 
 
-@dataclass(frozen=True)
-class TouchRequest:
+@dataclass(frozen=True, repr=False)
+class TouchRequest(Record):
     paths: list[str] = field(default_factory=list)
     git_range: str | None = None  # None: no git; "": staged, unstaged and untracked; else a revision range
     budget: int | None = None
     model: str | None = None  # None: the model Claude Code would run for this user
 
 
-@dataclass
-class TouchView:
+@dataclass(repr=False)
+class TouchView(Record):
     catalog: Catalog
     files: list[str]
     notes: list[str]

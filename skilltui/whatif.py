@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltui.model import Catalog, Options
+from skilltui.record import Record
 from skilltui.runtimes.claude import listing
 from skilltui.runtimes.claude.settings import of as settings_of
 
 
-@dataclass(frozen=True)
-class PlannedChange:
+@dataclass(frozen=True, repr=False)
+class PlannedChange(Record):
     """`value` at `keys` in the settings file `path` (what the toggle would write)."""
 
     path: str
@@ -24,8 +25,8 @@ class PlannedChange:
     value: object
 
 
-@dataclass
-class Effect:
+@dataclass(repr=False)
+class Effect(Record):
     """How the listing changes with a planned change (same window, same usage)."""
 
     added: list[str]

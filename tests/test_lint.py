@@ -28,6 +28,43 @@ def test_engine_never_imports_textual_or_rich():
                 assert name.split(".")[0] not in ("textual", "rich"), f"{path}: imports {name}"
 
 
+def test_every_dataclass_shares_records_repr():
+    """Each dataclass of skilltui says repr=False and inherits record.Record's __repr__ (a compiled __repr__ per class
+    cost ~6 ms of every start), which prints what dataclass's own would, a value holding itself included."""
+    import dataclasses
+    import importlib
+
+    from skilltui.record import Record
+
+    found = 0
+    for path in sorted((ROOT / "skilltui").rglob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+        for value in vars(module).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
+                found += 1
+                assert not value.__dataclass_params__.repr and issubclass(value, Record), value
+    assert found > 90
+
+    @dataclasses.dataclass
+    class Plain:
+        name: str
+        items: list[object]
+        hidden: int = dataclasses.field(default=0, repr=False)
+
+    @dataclasses.dataclass(repr=False)
+    class Plain2(Record):  # the same fields, the shared repr
+        name: str
+        items: list[object]
+        hidden: int = dataclasses.field(default=0, repr=False)
+
+    one, two = Plain("a'b", [1, None]), Plain2("a'b", [1, None])
+    one.items.append(one)
+    two.items.append(two)
+    assert repr(two) == repr(one).replace("Plain(", "Plain2(") and "..." in repr(two) and "hidden" not in repr(two)
+
+
 # mypy --strict covers the whole engine: every module outside skilltui/tui/ (issue 19).
 def engine_modules() -> list[str]:
     return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "skilltui").rglob("*.py")

@@ -32,6 +32,7 @@ from typing import Any
 
 from skilltui import findings, fsio
 from skilltui.model import Diagnostic, Severity
+from skilltui.record import Record
 from skilltui.yaml_fast import simple_mapping
 
 VERSION = "0.1.1"
@@ -57,8 +58,8 @@ class ValidationError(SkillError):
     pass
 
 
-@dataclass
-class StrictDoc:
+@dataclass(repr=False)
+class StrictDoc(Record):
     """The result of a strict load: `data` as strictyaml's `.data`, plus where each top-level key sits."""
 
     data: Any
@@ -104,8 +105,8 @@ def strict_load(text: str) -> StrictDoc:
     return StrictDoc(*strict_yaml.strict_load(text))
 
 
-@dataclass(frozen=True)
-class _Mark:
+@dataclass(frozen=True, repr=False)
+class _Mark(Record):
     """A position as PyYAML's Mark holds it (what format_yaml_error prints)."""
 
     name: str
@@ -268,16 +269,16 @@ def _refusal_if_first(text: str, lines: list[str], number: int, m: re.Match[str]
 # --------------------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Parsed:
+@dataclass(repr=False)
+class _Parsed(Record):
     metadata: dict[str, Any]
     body: str  # parts[2].strip(), as skills-ref keeps it
     key_lines: dict[str, int]  # top-level key -> 1-based line in SKILL.md
     body_line: int  # 1-based line of SKILL.md where the text after the closing `---` starts
 
 
-@dataclass
-class _ParseFailure:
+@dataclass(repr=False)
+class _ParseFailure(Record):
     message: str
     code: str
     line: int | None = None
@@ -296,8 +297,8 @@ def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
-class RawFile:
+@dataclass(frozen=True, repr=False)
+class RawFile(Record):
     """A SKILL.md read once (at most `cap` + 1 bytes: one more than a cap tells a larger file), or why it could not be:
     the doctor shares one read between its lenses."""
 
@@ -466,8 +467,8 @@ def parse_frontmatter(content: str) -> tuple[dict[str, Any], str]:
 # --------------------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Finding:
+@dataclass(repr=False)
+class _Finding(Record):
     code: str
     message: str
     key: str | None  # frontmatter key the finding is about (for the line)

@@ -44,6 +44,7 @@ from skilltui.model import (
     Severity,
     Skill,
 )
+from skilltui.record import Record
 from skilltui.runtimes.claude import discovery as claude_rules
 from skilltui.runtimes.claude.settings import paths_for
 
@@ -217,8 +218,8 @@ class _Out:
         self.items.append(Diagnostic(severity, code, path, message, line=line, fix=fix, runtime=runtime))
 
 
-@dataclass
-class _Reader:
+@dataclass(repr=False)
+class _Reader(Record):
     """Capped reads confined to the trees being checked; failures are remembered for one diagnostic each."""
 
     roots: list[str]
@@ -287,8 +288,8 @@ def _scandir(path: str) -> tuple[list[os.DirEntry[str]], str | None]:
 
 
 # =============================================================================================== check_delivery (§2)
-@dataclass
-class _Canonical:
+@dataclass(repr=False)
+class _Canonical(Record):
     name: str  # folder name
     path: str  # .agents/skills/<name>/SKILL.md (absolute, not resolved)
     text: str | None = None
@@ -1031,8 +1032,8 @@ def check_delivery(
 
 
 # ================================================================================================= check_plugin (§3)
-@dataclass
-class _Item:
+@dataclass(repr=False)
+class _Item(Record):
     name: str  # skill folder name / command name
     path: str  # file holding it (plugin.json for inline commands)
     fm: Frontmatter

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from skilltui.model import Catalog, Options
+from skilltui.record import Record
 
 if TYPE_CHECKING:
     from skilltui.budget import ModelChoice
 
 
-@dataclass(frozen=True)
-class ModelPreset:
+@dataclass(frozen=True, repr=False)
+class ModelPreset(Record):
     """A model the runtime knows, as the Budget view offers it."""
 
     label: str  # "Claude Opus 4.7", "GPT-5.5"
@@ -31,8 +32,8 @@ class ModelPreset:
         return f"model id {self.model}{window}"
 
 
-@dataclass(frozen=True)
-class ModelTexts:
+@dataclass(frozen=True, repr=False)
+class ModelTexts(Record):
     """Each listed skill's description as the model receives it, from the runtime's own prompt builder. A listed
     skill in neither mapping shows its description as discovered."""
 

@@ -16,6 +16,7 @@ from textual.dom import DOMNode
 from textual.markup import escape
 from textual.screen import Screen
 
+from skilltui.record import Record
 from skilltui.runtimes import get
 from skilltui.text import safe
 from skilltui.tui import messages
@@ -24,8 +25,8 @@ from skilltui.tui.widgets.topbar import SCREENS
 SCREEN_TITLES = dict(SCREENS)
 
 
-@dataclass(frozen=True)
-class Command:
+@dataclass(frozen=True, repr=False)
+class Command(Record):
     text: str
     callback: Callable[[], object]
     help: str

@@ -20,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from skilltui.model import Catalog, Diagnostic, Options, Skill
+from skilltui.record import Record
 from skilltui.runtimes import REGISTRY, ModelTexts, get, plugin_host
 
 if TYPE_CHECKING:  # imported where used: the first paint does not wait for the listing and what-if engines
@@ -52,8 +53,8 @@ def with_runtime(opts: Options, runtime: str) -> Options:
     return other
 
 
-@dataclass
-class Loaded:
+@dataclass(repr=False)
+class Loaded(Record):
     """One discovery run, and what every screen reads from it."""
 
     opts: Options

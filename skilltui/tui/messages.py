@@ -10,11 +10,12 @@ from typing import Literal
 from textual.message import Message
 
 from skilltui.model import Diagnostic, Skill
+from skilltui.record import Record
 from skilltui.runtimes import ModelPreset
 
 
-@dataclass
-class ToggleRequest:
+@dataclass(repr=False)
+class ToggleRequest(Record):
     """A settings change the user asked for, before the dialog asks where to write it."""
 
     kind: Literal["plugin", "override"]

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
+from skilltui.record import Record
 
-@dataclass(frozen=True)
-class Scene:
+
+@dataclass(frozen=True, repr=False)
+class Scene(Record):
     name: str
     title: str
     keys: tuple[str, ...] = ()

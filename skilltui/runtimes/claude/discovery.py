@@ -35,6 +35,7 @@ from skilltui.model import (
     SkillFacts,
     StatusValue,
 )
+from skilltui.record import Record
 from skilltui.runtimes.claude import plugins as plugin_mod
 from skilltui.runtimes.claude.entry import DEFAULT_CAP, entry_text
 from skilltui.runtimes.claude.settings import Paths, Settings, env_truthy, load_settings, paths_for
@@ -103,7 +104,7 @@ def label_for(skill: Skill, names: set[str] | frozenset[str], first_with_display
     return skill.name
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ClaudeSkillFacts(SkillFacts):
     """What Claude Code's discovery keeps about one entry beyond its row."""
 
@@ -312,8 +313,8 @@ def split_paths(value: Any, trim: bool = True) -> list[str]:
 
 
 # ---------------------------------------------------------------- discovery
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class _Scan:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class _Scan(Record):
     """One discovery's working state: its settings, diagnostics and the stats it took."""
 
     settings: Settings
@@ -825,8 +826,8 @@ def _as_loaded(s: Skill) -> Loaded:
     return s.name, status, reason, s.display_name, s.override, s.label
 
 
-@dataclass(frozen=True)
-class Found:
+@dataclass(frozen=True, repr=False)
+class Found(Record):
     """What one discovery read, before the rules that `enabledPlugins` and `skillOverrides` decide (which plugins
     load and in what order, first-name-wins, overrides, labels): enough to resolve the catalog again under other
     values of those two settings without reading a file or listing a folder (`resolve_again`)."""
@@ -839,7 +840,7 @@ class Found:
     loaded: dict[int, Loaded]  # id(entry) -> its fields as read (resolution changes them in place)
 
 
-@dataclass
+@dataclass(repr=False)
 class ClaudeFacts(CatalogFacts):
     """Claude Code's facts about one discovery."""
 

@@ -16,6 +16,7 @@ from typing import Final, Literal, NamedTuple
 
 from skilltui import fsio
 from skilltui.model import Skill
+from skilltui.record import Record
 from skilltui.runtimes.claude.entry import DEFAULT_CAP as DEFAULT_CAP  # re-exported: views import them from here
 from skilltui.runtimes.claude.entry import entry_text as entry_text
 from skilltui.runtimes.claude.models import runs_as
@@ -133,8 +134,8 @@ def _number(value: object) -> float | None:
 BudgetSource = Literal["flag", "env", "formula"]
 
 
-@dataclass(frozen=True)
-class BudgetParams:
+@dataclass(frozen=True, repr=False)
+class BudgetParams(Record):
     budget: int
     context_window: int
     chars_per_token: float
@@ -222,8 +223,8 @@ def _score_of(name: str, usage: Usage | None, now_ms: float) -> float:
 # --- §7.2 rows -------------------------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class PreparedEntry:
+@dataclass(slots=True, repr=False)
+class PreparedEntry(Record):
     name: str
     label: str  # as written in the row (the bare name for a forced row)
     source: str
@@ -238,8 +239,8 @@ class PreparedEntry:
     capped: bool = False
 
 
-@dataclass
-class Prepared:
+@dataclass(repr=False)
+class Prepared(Record):
     entries: tuple[PreparedEntry, ...]
     version: str
     total_full: int  # Σ width(full) + (n − 1)
@@ -302,8 +303,8 @@ NAME_ONLY: Final = "name-only"
 FIXED: Final = "fixed"
 
 
-@dataclass(slots=True)
-class ListingEntry:
+@dataclass(slots=True, repr=False)
+class ListingEntry(Record):
     name: str
     label: str
     source: str
@@ -324,8 +325,8 @@ class ListingEntry:
         }  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Columns:
+@dataclass(frozen=True, slots=True, repr=False)
+class Columns(Record):
     """How the listing as sent splits its columns: the one figure the CLI, the JSON and the TUI bar all show.
     Each row counts its shown width plus the newline before it (none before the first)."""
 
@@ -346,8 +347,8 @@ def _shown_full(e: PreparedEntry, full: bool) -> bool:
     return full and not e.forced
 
 
-@dataclass
-class Listing:
+@dataclass(repr=False)
+class Listing(Record):
     budget: int
     total_full: int
     over_budget: bool

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from skilltui.model import Catalog, Options
+from skilltui.record import Record
 from skilltui.runtimes.claude.settings import Settings as ClaudeSettings
 from skilltui.runtimes.claude.settings import env_truthy
 
@@ -16,8 +17,8 @@ DEFAULT_MODEL = "claude-opus-5-5"  # what Claude Code 2.1.332 runs for an API-ke
 ModelSource = Literal["flag", "env", "settings", "default", "context-window"]
 
 
-@dataclass(frozen=True)
-class ModelChoice:
+@dataclass(frozen=True, repr=False)
+class ModelChoice(Record):
     """Which model the simulation runs and why (spec/claude-code.md §8.0)."""
 
     model: str | None  # None when the caller chose a context window instead of a model

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui.model import Diagnostic, InstallRecord, Plugin, PluginBlock
+from skilltui.record import Record
 from skilltui.runtimes.claude.settings import (
     Settings,
     find_git_root,
@@ -25,8 +26,8 @@ MAX_WALK_DIRS = 10_000  # folders one commands walk may visit: a link to / must 
 RECORDS_CAP = 5_000_000  # bytes read of installed_plugins.json / known_marketplaces.json
 
 
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class Item:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class Item(Record):
     """One skill or command file a plugin (or a legacy commands root) contributes, before parsing."""
 
     kind: str  # skill | command
@@ -95,8 +96,8 @@ def _known_marketplaces(settings: Settings, diags: list[Diagnostic]) -> dict[str
     return known
 
 
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class Marketplace:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class Marketplace(Record):
     """A known marketplace as Claude Code reads it: which plugins its marketplace.json lists."""
 
     name: str
@@ -500,8 +501,8 @@ def load_order(plugins: list[Plugin], settings: Settings) -> list[Plugin]:
     return marketplace + [p for p in plugins if p.kind == "skills-dir"]
 
 
-@dataclass(eq=False)  # compared nowhere: no __eq__ to generate at every start
-class ListRow:
+@dataclass(eq=False, repr=False)  # compared nowhere: no __eq__ to generate at every start
+class ListRow(Record):
     """One row of `claude plugin list --json` (§10.7): one per install record, then skills-dir plugins, builtins."""
 
     id: str

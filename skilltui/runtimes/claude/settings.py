@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from skilltui import fsio
 from skilltui.model import Catalog, Diagnostic, Options
+from skilltui.record import Record
 
 # Highest first. `add-dir` settings count for marketplace plugins after user (§10.5).
 PRECEDENCE = ("managed", "flag", "local", "project", "user", "add-dir")
@@ -22,8 +23,8 @@ WRITABLE_SCOPES = ("user", "project", "local")
 SETTINGS_CAP = 2 * 1024 * 1024  # bytes; Claude Code ignores a larger settings file (oracle: 2,097,152 read, +1 not)
 
 
-@dataclass
-class SettingsSource:
+@dataclass(repr=False)
+class SettingsSource(Record):
     """One settings file (or inline --settings) as read."""
 
     scope: str
@@ -33,8 +34,8 @@ class SettingsSource:
     error: str | None = None  # why the file counts as empty
 
 
-@dataclass
-class Decision:
+@dataclass(repr=False)
+class Decision(Record):
     """Which settings file decides a plugin's enabledPlugins value."""
 
     value: object  # the deciding enabledPlugins value, or None when no file mentions the id
@@ -45,8 +46,8 @@ class Decision:
         return self.source.scope if self.source else "default"
 
 
-@dataclass
-class Paths:
+@dataclass(repr=False)
+class Paths(Record):
     """Where Claude Code looks, derived once from the options."""
 
     home: str
@@ -278,8 +279,8 @@ def of(catalog: Catalog) -> Settings:
     return settings
 
 
-@dataclass
-class Settings:
+@dataclass(repr=False)
+class Settings(Record):
     """Claude Code's settings files, highest precedence first, with what reading them said."""
 
     paths: Paths

@@ -12,6 +12,7 @@ from typing import Any
 
 from skilltui import fsio, settings_writer
 from skilltui.model import Catalog, JSONValue, Plugin
+from skilltui.record import Record
 from skilltui.runtimes.claude.settings import WRITABLE_SCOPES, Settings, SettingsSource
 from skilltui.runtimes.claude.settings import of as settings_of
 
@@ -19,8 +20,8 @@ RANK = {"user": 0, "project": 1, "local": 2}  # higher number = higher precedenc
 OVERRIDE_VALUES = ("on", "name-only", "user-invocable-only", "off")
 
 
-@dataclass
-class Outcome:
+@dataclass(repr=False)
+class Outcome(Record):
     """What a toggle did or would do, shaped like Claude Code's `--json` line."""
 
     command: str  # enable | disable | set

@@ -36,6 +36,7 @@ from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from skilltui import fsio
 from skilltui.model import CONDITIONAL, LISTED, Catalog, Diagnostic, Skill
+from skilltui.record import Record
 from skilltui.runtimes.claude.discovery import load_skills_root, override_of, skill_facts, skill_overrides, split_paths
 from skilltui.runtimes.claude.listing import LISTING_INTRO, Listing, simulate
 from skilltui.runtimes.claude.settings import of as settings_of
@@ -76,15 +77,15 @@ def refused_as_binary(path: str) -> str | None:
 Tool = Literal["Read", "Edit"]
 
 
-@dataclass(frozen=True)
-class Match:
+@dataclass(frozen=True, repr=False)
+class Match(Record):
     skill: str
     pattern: str
     path: str
 
 
-@dataclass
-class Folder:
+@dataclass(repr=False)
+class Folder(Record):
     """A `.claude/skills` folder below the cwd that a touch reached."""
 
     rel: str  # cwd-relative, posix
@@ -93,8 +94,8 @@ class Folder:
     skills: list[Skill] = field(default_factory=list)
 
 
-@dataclass
-class Step:
+@dataclass(repr=False)
+class Step(Record):
     path: str  # as given
     rel: str | None  # cwd-relative posix path, None outside the cwd
     note: str  # what happened, in words
@@ -104,15 +105,15 @@ class Step:
     listing: Listing | None = None  # the "following skills" block, simulated under the budget
 
 
-@dataclass
-class Unmatched:
+@dataclass(repr=False)
+class Unmatched(Record):
     skill: Skill
     patterns: list[str]
     why: str
 
 
-@dataclass
-class Session:
+@dataclass(repr=False)
+class Session(Record):
     steps: list[Step]
     unmatched: list[Unmatched]
     budget: int

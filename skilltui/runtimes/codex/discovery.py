@@ -38,6 +38,7 @@ from skilltui.model import (
     Severity,
     Skill,
 )
+from skilltui.record import Record
 from skilltui.runtimes.codex import models
 from skilltui.runtimes.codex.prompt import (
     CodexPrompt,
@@ -323,8 +324,8 @@ def _seq(node: yaml.Node | None, path: str) -> list[yaml.Node]:
 
 
 # ---------------------------------------------------------------- SKILL.md (§3)
-@dataclass
-class ParsedSkill:
+@dataclass(repr=False)
+class ParsedSkill(Record):
     name: str | None = None
     description: str = ""
     short_description: str | None = None
@@ -626,8 +627,8 @@ def parse_skill_text(text: str, folder_name: str) -> ParsedSkill:
 
 
 # ---------------------------------------------------------------- agents/openai.yaml (§5)
-@dataclass
-class SkillMetadataFile:
+@dataclass(repr=False)
+class SkillMetadataFile(Record):
     interface: dict[str, str] | None = None
     dependencies: dict[str, Any] | None = None
     policy: dict[str, Any] | None = None
@@ -770,8 +771,8 @@ def _manifest_name(data: bytes, folder: str) -> str | None:
 
 
 # ---------------------------------------------------------------- config.toml
-@dataclass
-class _Config:
+@dataclass(repr=False)
+class _Config(Record):
     path: str
     data: dict[str, Any] = field(default_factory=dict)
     text: str = ""
@@ -820,8 +821,8 @@ def _header_lines(text: str) -> list[int]:
     return [i + 1 for i, line in enumerate(text.splitlines()) if re.match(r"\s*\[\[\s*skills\s*\.\s*config\s*\]\]", line)]
 
 
-@dataclass
-class _Rule:
+@dataclass(repr=False)
+class _Rule(Record):
     kind: str  # name | path
     value: str
     enabled: bool
@@ -888,7 +889,7 @@ def _skill_rules(cfg: _Config, home: str, diags: list[Diagnostic]) -> list[_Rule
     return rules
 
 
-@dataclass
+@dataclass(repr=False)
 class CodexFacts(CatalogFacts):
     """Codex's facts about one discovery."""
 
@@ -908,8 +909,8 @@ def facts_of(catalog: Catalog) -> CodexFacts:
 
 
 # ---------------------------------------------------------------- roots (§1)
-@dataclass
-class Root:
+@dataclass(repr=False)
+class Root(Record):
     path: str  # as configured
     scope: str  # repo | user | system | admin
     kind: str  # project-codex | codex-home | home-agents | system | admin | repo-agents
@@ -983,8 +984,8 @@ def skill_roots(cwd: str, home: str, codex_home: str, markers: list[str]) -> tup
 
 
 # ---------------------------------------------------------------- scanning a root (§2)
-@dataclass
-class _Found:
+@dataclass(repr=False)
+class _Found(Record):
     path: str  # the SKILL.md, in its canonical folder
     root: Root
     as_found: str = ""  # the SKILL.md below the root through the names the scan walked (links not resolved)

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from skilltui.record import Record
+
 DEFAULT_MODEL = "gpt-6.2-sol"
 UNKNOWN_MODEL_WINDOW = 272_000
 MODEL_WINDOWS: dict[str, int] = {
@@ -34,8 +36,8 @@ MODEL_WINDOWS: dict[str, int] = {
 USAGE_INSTRUCTIONS = frozenset({"gpt-5.5"})
 
 
-@dataclass(frozen=True)
-class ModelChoice:
+@dataclass(frozen=True, repr=False)
+class ModelChoice(Record):
     model: str
     context_window: int
     why: str  # where the model and window come from, for the UI and the JSON

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltui.model import Catalog, JSONValue, Skill, SkillFacts
+from skilltui.record import Record
 from skilltui.runtimes.codex.models import ModelChoice
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class CodexSkillFacts(SkillFacts):
     """What Codex's discovery keeps about one skill beyond its row."""
 
@@ -173,8 +174,8 @@ def _body(root_lines: Sequence[str], skill_lines: Sequence[str], how_to_use: boo
 
 
 # ---------------------------------------------------------------- result
-@dataclass
-class PromptEntry:
+@dataclass(repr=False)
+class PromptEntry(Record):
     name: str
     scope: str
     path: str  # the SKILL.md, canonical
@@ -205,8 +206,8 @@ class PromptEntry:
         }
 
 
-@dataclass
-class CodexPrompt:
+@dataclass(repr=False)
+class CodexPrompt(Record):
     text: str  # the developer message; "" when no skill reaches the prompt (Codex then sends none)
     budget: int  # the limit, in `unit`
     unit: str  # tokens | chars

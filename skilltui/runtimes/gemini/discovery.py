@@ -22,6 +22,7 @@ from skilltui.model import (
     Severity,
     Skill,
 )
+from skilltui.record import Record
 from skilltui.runtimes.gemini import builtin
 from skilltui.runtimes.gemini import frontmatter as gfm
 from skilltui.runtimes.gemini import settings as gsettings
@@ -33,8 +34,8 @@ SKILL_FILE = "SKILL.md"
 IGNORED_DIRS = ("node_modules",)
 
 
-@dataclass
-class Root:
+@dataclass(repr=False)
+class Root(Record):
     tier: Tier
     path: str
     alias: bool = False  # the `.agents` spelling, read second within its tier
@@ -147,7 +148,7 @@ PROBLEMS = {
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class GeminiFacts(CatalogFacts):
     """Gemini CLI's facts about one discovery."""
 

@@ -11,7 +11,7 @@ from skilltui.runtimes.gemini.frontmatter import Via
 Tier = Literal["builtin", "extension", "user", "workspace"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class GeminiSkillFacts(SkillFacts):
     tier: Tier
     alias: bool = False  # found under the `.agents` spelling of its tier's root

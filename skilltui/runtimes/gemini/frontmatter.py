@@ -13,6 +13,8 @@ from typing import Literal
 
 import yaml
 
+from skilltui.record import Record
+
 # JavaScript's WhiteSpace + LineTerminator (what `\s` matches and `trim()` removes).
 JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f" \
         "\u205f\u3000\ufeff"
@@ -34,8 +36,8 @@ def js_trim(s: str) -> str:
     return s.strip(JS_WS)
 
 
-@dataclass
-class GeminiFrontmatter:
+@dataclass(repr=False)
+class GeminiFrontmatter(Record):
     """What Gemini CLI makes of one SKILL.md; `problem` is set (and name/description None) when it skips the file."""
 
     name: str | None = None  # sanitised

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from skilltui.model import Catalog, Skill
+from skilltui.record import Record
 from skilltui.runtimes.gemini.frontmatter import prompt_collapse
 
 Wording = Literal["default", "gemini-2.5"]
@@ -37,8 +38,8 @@ def render(skills: list[Skill], wording: Wording = "default") -> str | None:
     return prompt_collapse(text)
 
 
-@dataclass
-class GeminiPrompt:
+@dataclass(repr=False)
+class GeminiPrompt(Record):
     """The `<available_skills>` section: no budget, so its size is the whole story."""
 
     catalog: Catalog

@@ -12,6 +12,7 @@ from typing import Any, Literal, NoReturn
 
 from skilltui import fsio
 from skilltui.model import Catalog
+from skilltui.record import Record
 from skilltui.settings_writer import mask_comments
 
 Scope = Literal["system-defaults", "user", "workspace", "system"]
@@ -51,8 +52,8 @@ def parse_jsonc(text: str) -> object:
     return json.loads(strip_comments(text), parse_constant=_no_constant)
 
 
-@dataclass
-class SettingsFile:
+@dataclass(repr=False)
+class SettingsFile(Record):
     scope: Scope
     path: str
     exists: bool = False
@@ -127,15 +128,15 @@ def _secure_system_file(path: str) -> str | None:
         cur = parent
 
 
-@dataclass
-class Trust:
+@dataclass(repr=False)
+class Trust(Record):
     trusted: bool
     decided_by: str  # the variable, setting or file that decides
     detail: str  # one sentence for people
 
 
-@dataclass
-class Paths:
+@dataclass(repr=False)
+class Paths(Record):
     home: str  # $HOME: the cwd = home rule
     gemini_home: str  # $GEMINI_CLI_HOME or $HOME: holds .gemini and .agents
     cwd: str
@@ -161,8 +162,8 @@ class Paths:
         return os.path.normpath(self.cwd) == os.path.normpath(self.home)
 
 
-@dataclass
-class GeminiSettings:
+@dataclass(repr=False)
+class GeminiSettings(Record):
     paths: Paths
     files: list[SettingsFile]
     trust: Trust
@@ -289,8 +290,8 @@ def load(cwd: str, home: str, env: dict[str, str]) -> GeminiSettings:
 
 
 # ---------------------------------------------------------------- extensions (§7)
-@dataclass
-class Extension:
+@dataclass(repr=False)
+class Extension(Record):
     folder: str  # ~/.gemini/extensions/<dir>
     name: str | None
     path: str  # where its files are read from (a linked extension's source)

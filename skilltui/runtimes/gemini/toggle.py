@@ -18,6 +18,7 @@ from typing import Literal
 
 from skilltui import settings_writer
 from skilltui.model import Catalog
+from skilltui.record import Record
 from skilltui.runtimes.gemini.settings import GeminiSettings
 from skilltui.runtimes.gemini.settings import of as settings_of
 
@@ -26,8 +27,8 @@ Scope = Literal["user", "workspace"]
 KEYS = ("skills", "disabled")
 
 
-@dataclass
-class Edit:
+@dataclass(repr=False)
+class Edit(Record):
     path: str
     scope: Scope
     old: list[str] | None  # the list before (None: no key)
@@ -35,8 +36,8 @@ class Edit:
     change: settings_writer.Change | None = None
 
 
-@dataclass
-class GeminiToggle:
+@dataclass(repr=False)
+class GeminiToggle(Record):
     action: Action
     name: str
     ok: bool

@@ -45,6 +45,7 @@ from skilltui.model import (
     SkillFacts,
     StatusValue,
 )
+from skilltui.record import Record
 from skilltui.runtimes.omp import plugins as plug
 from skilltui.runtimes.omp.settings import load_settings
 from skilltui.runtimes.omp.text import (
@@ -104,8 +105,8 @@ class SkillListJson(TypedDict):
 
 
 # ---------------------------------------------------------------- candidates
-@dataclass
-class _Cand:
+@dataclass(repr=False)
+class _Cand(Record):
     name: str
     path: str  # SKILL.md as omp spells it
     io_path: str  # absolute, for file access
@@ -757,7 +758,7 @@ def discover(opts: Options) -> Catalog:
     return catalog
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class OmpSkillFacts(SkillFacts):
     """What oh-my-pi's discovery keeps about one skill beyond its row."""
 
@@ -768,7 +769,7 @@ class OmpSkillFacts(SkillFacts):
     plugin_root: str | None = None  # a plugin's root, which skill:// paths may not leave (18.x)
 
 
-@dataclass
+@dataclass(repr=False)
 class OmpFacts(CatalogFacts):
     """oh-my-pi's facts about one discovery."""
 
@@ -843,8 +844,8 @@ def prompt_entries(catalog: Catalog, *, compress: bool | None = None) -> list[tu
     return out
 
 
-@dataclass
-class OmpPrompt:
+@dataclass(repr=False)
+class OmpPrompt(Record):
     """oh-my-pi lists every skill in full and has no budget: the text is the whole story."""
 
     catalog: Catalog
@@ -928,8 +929,8 @@ def _loaded_skills(catalog: Catalog) -> list[Skill]:
     return [s for s in catalog.skills if s.status in (LISTED, HIDDEN)]
 
 
-@dataclass(frozen=True)
-class UrlTarget:
+@dataclass(frozen=True, repr=False)
+class UrlTarget(Record):
     """What `read skill://…` reads."""
 
     path: str

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from skilltui import fsio
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
 from skilltui.model import Diagnostic
+from skilltui.record import Record
 
 READ_CAP = 1_000_000
 
 
-@dataclass
-class PluginRoot:
+@dataclass(repr=False)
+class PluginRoot(Record):
     id: str  # name@marketplace
     marketplace: str
     plugin: str
@@ -31,8 +32,8 @@ class PluginRoot:
     registry: str  # the installed_plugins.json it came from
 
 
-@dataclass(frozen=True)
-class SkippedInstall:
+@dataclass(frozen=True, repr=False)
+class SkippedInstall(Record):
     """An install record omp does not load, and why (a doctor note)."""
 
     id: str
@@ -40,8 +41,8 @@ class SkippedInstall:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Install:
+@dataclass(frozen=True, repr=False)
+class _Install(Record):
     """One entry of an installed_plugins.json list, as far as omp reads it (an entry without installPath is none)."""
 
     install_path: str
@@ -60,8 +61,8 @@ class _Install:
         return cls(path, entry.get("enabled"), entry.get("scope"), entry.get("version"), entry.get("projectPath"))
 
 
-@dataclass
-class ExtensionRoot:
+@dataclass(repr=False)
+class ExtensionRoot(Record):
     path: str
     level: str
 
@@ -414,8 +415,8 @@ SEMVER_RE = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?"
 STORE_INTEGRITY_FILE = ".skillshare-integrity"
 
 
-@dataclass
-class LockedSkill:
+@dataclass(repr=False)
+class LockedSkill(Record):
     id: str
     name: str  # the package name: the skill's fallback name
     version: str
@@ -423,8 +424,8 @@ class LockedSkill:
     level: str
 
 
-@dataclass(frozen=True)
-class _Locked:
+@dataclass(frozen=True, repr=False)
+class _Locked(Record):
     """One `skills` entry of a skills.lock.json that matches omp's schema."""
 
     version: str

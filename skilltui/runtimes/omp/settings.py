@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from skilltui import fsio
 from skilltui.frontmatter import YamlError, load_yaml12, read_text
 from skilltui.model import Diagnostic
+from skilltui.record import Record
 from skilltui.runtimes.omp.text import js_truthy
 
 READ_CAP = 1_000_000
@@ -82,8 +83,8 @@ def _get_path(obj: object, segments: list[str]) -> object:
     return current
 
 
-@dataclass
-class OmpSettings:
+@dataclass(repr=False)
+class OmpSettings(Record):
     rules: str
     cwd: str
     home: str
