@@ -387,6 +387,14 @@ def claude_body(text: str) -> str:
     return text if split is None else text[split[2] :]
 
 
+def claude_block(text: str) -> str:
+    """The frontmatter block of a file's text as written, exactly as `parse_claude` splits it ("" when none)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    split = _claude_split(text)
+    return "" if split is None else text[split[0] : split[1]]
+
+
 def parse_claude(text: str, file: tuple[str, int] | None = None) -> Frontmatter:
     """Split and parse a SKILL.md or command file as Claude Code 2.1.332 does.
 
@@ -425,7 +433,7 @@ def parse_claude(text: str, file: tuple[str, int] | None = None) -> Frontmatter:
     early_close = close > 0 and text[close - 1] != "\n"
     if file is None:
         return Frontmatter(data, text[body_start:], True, status, error, error_line, body_line, early_close, block)
-    return FileFrontmatter(file, data, True, status, error, error_line, body_line, early_close, block)
+    return FileFrontmatter(file, data, True, status, error, error_line, body_line, early_close)
 
 
 def key_line(fm: Frontmatter, key: str) -> int | None:
@@ -436,43 +444,44 @@ def key_line(fm: Frontmatter, key: str) -> int | None:
     return None
 
 
-class _BodyFromFile:
-    """`FileFrontmatter.body`: the file read again and split as `parse_claude` splits it, at each use.
+class _FromFile:
+    """`FileFrontmatter.body` and `.raw`: the file read again and split as `parse_claude` splits it, at each use.
 
-    A file that changed since it was parsed gives its current body; one that can no longer be read gives "" (the
+    A file that changed since it was parsed gives its current text; one that can no longer be read gives "" (the
     catalog is stale then, and the watcher re-scans)."""
+
+    def __init__(self, part: Callable[[str], str]) -> None:
+        self.part = part
 
     def __get__(self, fm: FileFrontmatter | None, owner: type | None = None) -> Any:
         if fm is None:
             return self
-        return fm.read_body()
+        try:
+            return self.part(read_text(fm.path, fm.cap).text)
+        except OSError:
+            return ""
 
     def __set__(self, fm: FileFrontmatter, value: str) -> None:
-        raise AttributeError("the body of a FileFrontmatter is read from its file")
+        raise AttributeError("a FileFrontmatter reads this from its file")
 
 
 class FileFrontmatter(Frontmatter):
-    """Claude Code's frontmatter of one file, without the body in memory: `body` reads the file again when asked for.
+    """Claude Code's frontmatter of one file, without its text in memory: `body` and `raw` (the block as written) read
+    the file again when asked for.
 
     Discovery keeps one per file, and holding every body was a third of a big catalog's memory (29 MB for 6,000
     files, and ~30 ms of a first scan to fault that memory in), while only a preview, the link check and tests read a
-    body, one skill at a time. The other fields are Frontmatter's, in its order."""
+    body, one skill at a time; the block as written is read for a finding's line. The other fields are Frontmatter's,
+    in its order."""
 
-    body = _BodyFromFile()
+    body = _FromFile(claude_body)
+    raw = _FromFile(claude_block)
 
     def __init__(self, file: tuple[str, int], data: dict[str, Any], present: bool = False, status: FrontmatterStatus = "none",
-                 error: str | None = None, error_line: int | None = None, body_line: int = 1, early_close: bool = False,
-                 raw: str = ""):
+                 error: str | None = None, error_line: int | None = None, body_line: int = 1, early_close: bool = False):
         self.path, self.cap = file
         self.data, self.present, self.status, self.error, self.error_line = data, present, status, error, error_line
-        self.body_line, self.early_close, self.raw = body_line, early_close, raw
-
-    def read_body(self) -> str:
-        """The file read again and split as `parse_claude` splits it; "" when it can no longer be read."""
-        try:
-            return claude_body(read_text(self.path, self.cap).text)
-        except OSError:
-            return ""
+        self.body_line, self.early_close = body_line, early_close
 
     def body_from(self, data: bytes | None) -> str:
         """`read_body` from the file's bytes as a caller read them (more than `cap` of them, or all; None when the

@@ -222,7 +222,7 @@ def test_a_fifo_named_skill_md_is_invalid_and_never_blocks(tmp_path):
 
 
 # ---------------------------------------------------------------- bodies are not kept, yet every reader sees them whole
-def test_file_frontmatter_has_every_field_but_the_body(tmp_path):
+def test_file_frontmatter_has_every_field_but_the_body_and_block(tmp_path):
     from dataclasses import fields
 
     path = tmp_path / "SKILL.md"
@@ -230,12 +230,14 @@ def test_file_frontmatter_has_every_field_but_the_body(tmp_path):
     path.write_text(text, encoding="utf-8")
     whole = parse_claude(text)
     lean = parse_claude(text, (str(path), 1_000_000))
-    assert isinstance(lean, FileFrontmatter) and "body" not in vars(lean)
+    assert isinstance(lean, FileFrontmatter) and "body" not in vars(lean) and "raw" not in vars(lean)
     for f in fields(Frontmatter):
         assert getattr(lean, f.name) == getattr(whole, f.name), f.name
     assert lean.body == whole.body == claude_body(text) == "# Title\nbody\n"
-    with pytest.raises(AttributeError):
-        lean.body = "x"
+    assert lean.raw == whole.raw == "description: d\n"
+    for name in ("body", "raw"):
+        with pytest.raises(AttributeError):
+            setattr(lean, name, "x")
     no_block = parse_claude("just a body\n", (str(path), 1_000_000))
     assert no_block.present is False and no_block.status == "none" and no_block.data == {}
 
@@ -244,10 +246,10 @@ def test_file_frontmatter_reads_the_file_as_it_is_now(tmp_path):
     path = tmp_path / "SKILL.md"
     path.write_text("---\ndescription: d\n---\nfirst\n", encoding="utf-8")
     fm = parse_claude(path.read_text(), (str(path), 1_000_000))
-    path.write_text("---\ndescription: d\n---\nsecond\n", encoding="utf-8")
-    assert fm.body == "second\n"
+    path.write_text("---\ndescription: e\n---\nsecond\n", encoding="utf-8")
+    assert fm.body == "second\n" and fm.raw == "description: e\n"
     path.unlink()
-    assert fm.body == ""  # gone: nothing to show, and no exception in a preview
+    assert fm.body == fm.raw == ""  # gone: nothing to show, and no exception in a preview
 
 
 def test_a_body_far_longer_than_any_prefix_is_read_whole_by_its_readers(tmp_path):

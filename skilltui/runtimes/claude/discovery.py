@@ -358,14 +358,13 @@ def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str |
 
 # Below this many files to parse, a cold scan stays in one process (a fork and the transfer cost a few ms).
 PARALLEL_MIN_FILES = 400
-Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, str, bool, str | None,
-                object]
+Compact = tuple[dict[str, Any], bool, FrontmatterStatus, str | None, int | None, int, bool, bool, str | None, object]
 
 
 def _parse_compact(item: tuple[str, os.stat_result]) -> Compact:
     """`_parse_file` as plain values, for a child process to send back (parallel.in_two)."""
     fm, invalid_utf8, body_line = _parse_file(*item)
-    return (fm.data, fm.present, fm.status, fm.error, fm.error_line, fm.body_line, fm.early_close, fm.raw, invalid_utf8,
+    return (fm.data, fm.present, fm.status, fm.error, fm.error_line, fm.body_line, fm.early_close, invalid_utf8,
             body_line, frontmatter.READ_EXTRAS.pop(item[0], None))  # the caller's per-file work goes back with it
 
 
@@ -467,10 +466,10 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
 
 
 def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
-    data, present, status, error, error_line, body_line, early_close, raw, invalid_utf8, first_line, extra = compact
+    data, present, status, error, error_line, body_line, early_close, invalid_utf8, first_line, extra = compact
     if extra is not None:
         frontmatter.READ_EXTRAS[path] = extra
-    fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close, raw)
+    fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close)
     _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
 
 
