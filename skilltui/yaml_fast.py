@@ -38,9 +38,13 @@ class KnownError(ValueError):
 
 
 @functools.lru_cache(maxsize=4096)  # a few keys (name, description, ...) make up nearly every line of every file
-def _key(k: str) -> bool:
-    return bool(k) and k.isascii() and k[0] != "-" and not k[0].isdigit() and k.replace("-", "_").isidentifier() \
+def _key(k: str) -> str | None:
+    """`k` when it is a key this reads, else None. The first copy of each key is the one returned, so that every
+    mapping holds that one string (thousands of files, three keys each: less memory, and a lookup by a literal key
+    is an identity check)."""
+    ok = bool(k) and k.isascii() and k[0] != "-" and not k[0].isdigit() and k.replace("-", "_").isidentifier() \
         and k not in _RESERVED_KEYS
+    return k if ok else None
 
 
 # A double-quoted scalar whose only escapes are \" and \\ (the others, \n \x41 \u00e9 …, are left to the parser).
@@ -113,8 +117,9 @@ def simple_mapping(text: str, plain: Callable[[str], Any], known_errors: bool = 
             if line.lstrip(" ")[:1] in ("", "#"):
                 continue
             return None  # an indented line where a key should be
-        key, sep, rest = line.partition(":")
-        if not sep or not _key(key) or key in out:
+        written, sep, rest = line.partition(":")
+        key = _key(written)
+        if not sep or key is None or key in out:
             return None
         v = rest.strip(" ")
         if v:
@@ -186,9 +191,9 @@ def simple_mapping(text: str, plain: Callable[[str], Any], known_errors: bool = 
                 break
             if k != indent:
                 return None
-            sk, sep, srest = st.partition(":")
-            sv = srest.strip(" ")
-            if not sep or not sv or srest[0] != " " or not _key(sk) or sk in sub or sv in _BLOCK_HDR:
+            written, sep, srest = st.partition(":")
+            sk, sv = _key(written), srest.strip(" ")
+            if not sep or not sv or srest[0] != " " or sk is None or sk in sub or sv in _BLOCK_HDR:
                 return None
             val = _scalar(sv, plain)
             if val is _NO:

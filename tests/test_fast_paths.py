@@ -86,6 +86,15 @@ def test_double_quoted_escapes_agree_with_the_full_parser(pieces, trail):
         assert fast is not None, text  # only \" and \\ escapes: read without the parser
 
 
+def test_every_mapping_holds_one_copy_of_each_key():
+    """Thousands of files repeat the same few keys: each parsed mapping holds the first copy read, not its own."""
+    one = yaml_fast.simple_mapping("name: a\ndescription: b\nmetadata:\n  version: 1\n", _plain_scalar)
+    two = yaml_fast.simple_mapping("".join(["descr", "iption: c\n", "na", "me: d\nmetadata:\n  ver", "sion: 2\n"]), _plain_scalar)
+    assert one is not None and two is not None
+    keys = {k: k for k in one} | {k: k for k in one["metadata"]}
+    assert all(keys[k] is k for k in [*two, *two["metadata"]]), "a key string not shared"
+
+
 def test_escaped_double_quotes_need_no_full_parse():
     block = 'name: x\ndescription: "Say \\"deploy\\" to ship \\\\ now."\n'
     want = {"name": "x", "description": 'Say "deploy" to ship \\ now.'}
