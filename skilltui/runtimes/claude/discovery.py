@@ -391,14 +391,12 @@ def _stat_fields(st: os.stat_result) -> tuple[float, ...]:
     return (*st, st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _candidates(listed: list[list[os.DirEntry[str]] | OSError]) -> list[str]:
-    """The SKILL.md path of every folder or link in the listed skills folders (what `_scan_skills_dir` stats)."""
-    out = []
-    for entries in listed:
-        if isinstance(entries, list):
-            out += [e.path + _SKILL_MD for e in entries
-                    if e.name != RESERVED_DIR and (e.is_symlink() or e.is_dir(follow_symlinks=False))]
-    return out
+def _skill_md_paths(entries: list[os.DirEntry[str]]) -> list[str | None]:
+    """For each entry of a skills folder, the SKILL.md path `_scan_skills_dir` stats when it is a folder or a link,
+    else None. Made once: the look-ahead and the scan then hold the same string, and each dict lookup by it (the
+    stats, the parse cache) is an identity check."""
+    return [e.path + _SKILL_MD if e.name != RESERVED_DIR and (e.is_symlink() or e.is_dir(follow_symlinks=False))
+            else None for e in entries]
 
 
 def _ahead(path: str) -> tuple[tuple[float, ...], Compact | None] | None:
@@ -566,10 +564,11 @@ def _entry_name(e: os.DirEntry[str]) -> str:
 
 
 def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False,
-                     listed: list[os.DirEntry[str]] | OSError | None = None) -> list[Skill]:
+                     listed: list[os.DirEntry[str]] | OSError | None = None,
+                     md_paths: list[str | None] | None = None) -> list[Skill]:
     """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
     directory's own order, as Claude Code announces folders found during a session). `listed`: `_list_root(root)`,
-    when it was listed ahead (its order is kept)."""
+    when it was listed ahead (its order is kept), with its `_skill_md_paths`."""
     entries = _list_root(root, keep_order) if listed is None else listed
     if isinstance(entries, OSError):
         if not isinstance(entries, FileNotFoundError):
@@ -577,8 +576,8 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         return []
     ahead = scan.ahead
     found: list[Skill] = []
-    for e in entries:
-        path = e.path + _SKILL_MD  # os.path.join, without its cost on thousands of entries
+    for e, known in zip(entries, _skill_md_paths(entries) if md_paths is None else md_paths, strict=True):
+        path = known or e.path + _SKILL_MD  # None for an entry that is neither a folder nor a link: unused below
         is_link = e.is_symlink()
         try:
             is_dir = e.is_dir()
@@ -728,7 +727,8 @@ def _discover(opts: Options) -> Catalog:
                         pass  # read again, and reported, by _load_entry
         found_plugins.append((plugins, ranked, items, diags, side))
 
-    candidates = _candidates(listed)
+    md_paths = [_skill_md_paths(entries) if isinstance(entries, list) else [] for entries in listed]
+    candidates = [path for mds in md_paths for path in mds if path is not None]
     looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
     if looked_ahead:
         # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
@@ -755,7 +755,8 @@ def _discover(opts: Options) -> Catalog:
     plugins, ranked, items, plugin_diags, side = found_plugins[0]
     scan.diags.extend(plugin_diags)
 
-    groups = [_scan_skills_dir(scan, root, source, listed=entries) for (root, source), entries in zip(roots, listed)]
+    groups = [_scan_skills_dir(scan, root, source, listed=entries, md_paths=mds)
+              for (root, source), entries, mds in zip(roots, listed, md_paths)]
 
     # Legacy commands: every root merged into one group, stable ICU sort (§2, §2.2).
     command_roots = [os.path.join(paths.managed_dir, ".claude", "commands"), os.path.join(paths.config_dir, "commands")]
