@@ -990,7 +990,9 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
             continue
         first = winners.get(s.name)
         if first is None:
-            if not facts.disable_model_invocation:  # a hidden entry does not take its name (§7.1, observed)
+            # Neither a hidden entry (§7.1) nor a plugin item the listing leaves out takes its name (observed:
+            # fixtures claude-plugin-trees/filtered-item-names, diff-claude-plugins-s28-t38).
+            if not facts.disable_model_invocation and not _undescribed_plugin_item(s, facts):
                 winners[s.name] = s
             continue
         s.status, s.shadowed_by = SHADOWED, first.path or f"<{first.source}>"
@@ -1013,6 +1015,11 @@ def _resolve(scan: _Scan, entries: list[Skill], shipped_after: list[Skill], add_
         else:
             winners[s.name] = s
     return scoped
+
+
+def _undescribed_plugin_item(s: Skill, facts: ClaudeSkillFacts) -> bool:
+    """A plugin skill or command with neither description nor when_to_use: the listing leaves it out (§7.1)."""
+    return s.source in ("plugin", "plugin-command") and not facts.has_description
 
 
 def _capped(s: Skill, cap: int) -> bool:
@@ -1061,7 +1068,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
             s.status, s.reason = HIDDEN, "disable-model-invocation: true keeps it out of the listing"
         elif s.override in ("off", "user-invocable-only"):
             s.status, s.reason = DISABLED, f"skillOverrides sets it to {s.override}"
-        elif s.source in ("plugin", "plugin-command") and not facts.has_description:
+        elif _undescribed_plugin_item(s, facts):
             s.status, s.reason = FILTERED, "a plugin item without description or when_to_use is not listed"
             if s.source == "plugin":  # a skill the model never sees is not offered
                 scan.diag("error", "claude-plugin-item-unlisted", s.path, f"{s.name} has neither description nor when_to_use; not listed",
