@@ -30,7 +30,7 @@ def test_engine_never_imports_textual_or_rich():
 
 def test_every_dataclass_shares_records_repr():
     """Each dataclass of skilltui says repr=False and inherits record.Record's __repr__ (a compiled __repr__ per class
-    cost ~6 ms of every start), which prints what dataclass's own would, a value holding itself included."""
+    cost 5% of a start's imports), which prints what dataclass's own would, a value holding itself included."""
     import dataclasses
     import importlib
 
