@@ -102,6 +102,10 @@ PARALLEL_MIN = 300  # skills per process before another process pays for its for
 # What this process does after the pass (the listing check, the merge, the JSON), in pass items: measured on the bench
 # tree (about a tenth of the pass), so the parts end together.
 REST_PER_ITEM = 0.1
+# What this process does beside the child that runs `Then` when discovery did the lenses' work (the pass over the
+# entries it checked, the listing and delivery checks), in pass items per entry: 31.6 ms for 6,013 entries on the bench
+# tree, a pass item being 71 us (the pass over files discovery did not check: 426 ms for 6,000).
+EARLY_PER_ITEM = 0.075
 
 
 @dataclass(repr=False)
@@ -130,7 +134,7 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
     (the pass is then short), else with the pass's last part. Returns the call that gives the findings of `then`
     (waiting for its child, if one runs it)."""
     forks = workers > 1 and hasattr(os, "fork")
-    away, stay = _halves(then, int(len(catalog.skills) * REST_PER_ITEM)) if forks and early and then is not None \
+    away, stay = _halves(then, int(len(catalog.skills) * EARLY_PER_ITEM)) if forks and early and then is not None \
         else (then, None)
     beside = _fork_pass(catalog, [], away) if forks and early and away is not None \
         and away.weight >= PARALLEL_MIN // 2 else None
@@ -438,9 +442,9 @@ def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | Non
         _guard(out, "the budget check", None, budget_findings, catalog, opts)
         return out
 
-    # measured on the bench tree: the budget check of 6,000 entries costs about 600 pass items in a child (45 ms, its
-    # imports and the ICU tables included)
-    budget_ = Then(run, len(catalog.skills) // 10)
+    # measured on the bench tree: the budget check of 6,000 entries costs about 500 pass items in a child (35.5 ms, its
+    # imports, the ICU tables and the pages it copies included)
+    budget_ = Then(run, len(catalog.skills) // 12)
     return budget_ if plugins is None else _joined((budget_, *(plugins.pieces or (plugins,))))
 
 
