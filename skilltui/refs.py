@@ -63,7 +63,7 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None, pla
         return Ref(link, None, False, False, problem="empty link")
     if os.path.isabs(target) or target.startswith("~"):
         return Ref(link, None, False, False, problem="absolute paths are not followed")
-    norm = os.path.normpath(target)
+    norm = target if is_normal(target) else os.path.normpath(target)
     if plain_dir is None:
         plain_dir = _plain_dir(skill_dir)
     if norm.startswith("..") or norm == "." or not plain_dir:
@@ -74,7 +74,7 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None, pla
         return Ref(link, path, exists, True, problem=None if exists else "file not found")
     # The common case, a path that stays below the folder as written: the same answer from one lstat per part (no
     # realpath of the folder unless a part is a link), and a missing part settles that the file does not exist.
-    path = os.path.join(skill_dir, norm)
+    path = under(skill_dir, norm)
     inside, known = _walk_below(skill_dir, norm.split(os.sep), real_dir)
     if not inside:
         return Ref(link, path, False, False, problem="leaves the skill folder; not followed")
@@ -84,7 +84,28 @@ def resolve_relative(link: str, skill_dir: str, real_dir: str | None = None, pla
 
 def _plain_dir(skill_dir: str) -> bool:
     """Whether the folder is absolute and normalised, as the walk below it needs."""
+    if _POSIX and skill_dir.startswith("/") and is_normal(skill_dir):
+        return True
     return os.path.isabs(skill_dir) and os.path.normpath(skill_dir) == skill_dir
+
+
+# os.path's calls, Python functions, were a tenth of the link lens's time on a big tree: for the common shapes of a
+# path (POSIX; no empty, `.` or `..` part), the same answers from string methods.
+_POSIX = os.name == "posix"
+
+
+def is_normal(path: str) -> bool:
+    """Whether os.path.normpath(path) is `path`, when string methods can tell (False: ask normpath): no empty part, no
+    part that starts with a dot, no separator at the end."""
+    return _POSIX and bool(path) and "//" not in path and "/." not in path and not path.startswith(".") \
+        and not path.endswith("/")
+
+
+def under(folder: str, rel: str) -> str:
+    """os.path.join(folder, rel)."""
+    if _POSIX and rel and folder and not rel.startswith("/") and not folder.endswith("/"):
+        return folder + "/" + rel
+    return os.path.join(folder, rel)
 
 
 def _walk_below(folder: str, parts: list[str], real_folder: str | None) -> tuple[bool, bool | None]:
@@ -92,7 +113,7 @@ def _walk_below(folder: str, parts: list[str], real_folder: str | None) -> tuple
     same entry as from the folder's real path). exists is None when a link was followed (the caller stats then)."""
     cur, followed = folder, False
     for part in parts:
-        nxt = os.path.join(cur, part)
+        nxt = under(cur, part)
         try:
             mode = os.lstat(nxt).st_mode
         except (OSError, ValueError):
@@ -446,6 +467,7 @@ def _paragraphs_at(body: str, hits: list[int]) -> list[tuple[int, int, int, int]
     text = "\n" + body
     fences = _fences(text, hits[-1] + 1) if ("```" in text or "~~~" in text) else []
     out: list[tuple[int, int, int, int]] = []
+    counted, lines = 0, 0  # newlines of body[:counted]: paragraphs come in order, so each count goes on from the last
     for h in hits:
         t = h + 1  # the offset in text
         if out and out[-1][2] <= h < out[-1][3]:
@@ -470,7 +492,11 @@ def _paragraphs_at(body: str, hits: list[int]) -> list[tuple[int, int, int, int]
         if _INDENTED_OR_SPACES.search(text, first, last + 1):
             return None
         start_at, end_at = first, last - 1 if last < len(text) else len(body)
-        out.append((body.count("\n", 0, start_at), 0, start_at, end_at))
+        if start_at < counted:
+            counted, lines = 0, 0
+        lines += body.count("\n", counted, start_at)
+        counted = start_at
+        out.append((lines, 0, start_at, end_at))
     return out
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from skilltui import findings, fsio
 from skilltui.model import Diagnostic, Severity
 from skilltui.record import Record
+from skilltui.refs import is_normal, under
 from skilltui.yaml_fast import simple_mapping
 
 if TYPE_CHECKING:
@@ -851,7 +852,11 @@ def named_exactly(folder: str) -> bool:
     """Whether `folder`/SKILL.md, which the caller has opened as a file, is an entry named exactly that: only a
     folder that tells case apart says so, and there `skill.md` is absent (a folder that folds case finds a file by
     that name too). Cheaper than listing the folder."""
-    return not os.path.lexists(os.path.join(folder, "skill.md"))
+    try:
+        os.lstat(under(folder, "skill.md"))
+    except (OSError, ValueError):
+        return True
+    return False
 
 
 def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
@@ -866,7 +871,10 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
 
     given = os.fspath(skill_dir)  # plain strings below: Path objects cost more than the checks on a big tree
-    folder = os.path.abspath(_skill_dir_of(_path(given)) if "skill.md" in given.lower() else given)
+    if "skill.md" in given.lower():
+        folder = os.path.abspath(_skill_dir_of(_path(given)))
+    else:  # the doctor's folders are absolute and normal: abspath would give them back
+        folder = given if given.startswith(os.sep) and is_normal(given) else os.path.abspath(given)
     if skill_md_named:  # the caller opened a file in it: a folder that exists
         exists, is_dir = True, True
     else:
@@ -882,7 +890,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
     names = {"SKILL.md"} if skill_md_named else _list_names(folder)
     if names is not None:
         if "SKILL.md" in names:
-            skill_md: str | None = os.path.join(folder, "SKILL.md")
+            skill_md: str | None = under(folder, "SKILL.md")
         elif "skill.md" in names:
             skill_md = os.path.join(folder, "skill.md")
             out.append(
