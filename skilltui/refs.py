@@ -95,10 +95,11 @@ _POSIX = os.name == "posix"
 
 
 def is_normal(path: str) -> bool:
-    """Whether os.path.normpath(path) is `path`, when string methods can tell (False: ask normpath): no empty part, no
-    part that starts with a dot, no separator at the end."""
-    return _POSIX and bool(path) and "//" not in path and "/." not in path and not path.startswith(".") \
-        and not path.endswith("/")
+    """Whether os.path.normpath(path) is `path`, when string methods can tell (False: ask normpath): no empty, `.` or
+    `..` part (a hidden folder such as ~/.claude is a part like any other), no separator at the end."""
+    return _POSIX and bool(path) and "//" not in path and "/./" not in path and "/../" not in path \
+        and not path.endswith(("/", "/.", "/..")) and not path.startswith(("./", "../")) and path != "." \
+        and path != ".."
 
 
 def under(folder: str, rel: str) -> str:
