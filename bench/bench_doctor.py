@@ -1,5 +1,6 @@
-"""The doctor on the big generated tree: `doctor --json` against the raw-read floor, where its time goes, and how long a
-key waits in the TUI while the checks run in the background (issue #13: <= 6x the floor, no key wait > 100 ms).
+"""The doctor on the big generated tree: `doctor --json` against the raw-read floor, where its time goes (by part, and
+by process), and how long a key waits in the TUI while the checks run in the background (issue #13: <= 6x the floor,
+no key wait > 100 ms).
 
 Run: python bench/bench_doctor.py [--skills 5000 --plugins 50 --runs 3 --dir DIR --keep]
 (not a test; prints medians, wall and CPU, and the machine they were measured on). Wall time on a busy machine mostly
@@ -120,6 +121,79 @@ def bench_parts(opts) -> None:
             claude._PARSED.clear()
         figures.append(f"{name} {timed(fn)[1] * 1000:.0f}")
     print("    CPU ms by part: " + ", ".join(figures))
+
+
+# The command in a fresh process (as `python -m skilltui ... doctor --json` runs it, stdout discarded), with the CPU time
+# of that process and of its ended children at each step: which process does what, and who waits for whom.
+TIMELINE = r"""
+import json, os, resource, sys, time
+def cpu(who):
+    r = resource.getrusage(who)
+    return (r.ru_utime + r.ru_stime) * 1000
+marks = []
+def mark(name):
+    marks.append((name, cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN), time.perf_counter() * 1000))
+from skilltui import cli, doctor, parallel
+from skilltui.runtimes.claude import discovery
+mark("start")
+def wrap(mod, name):
+    fn = getattr(mod, name)
+    def timed(*a, **k):
+        mark(name + ">")
+        try:
+            return fn(*a, **k)
+        finally:
+            mark(name + "<")
+    setattr(mod, name, timed)
+for mod, name in ((parallel, "from_both_ends"), (discovery, "_discover"), (doctor, "skill_pass"),
+                  (doctor, "_then_from"), (doctor, "sort_unique")):
+    wrap(mod, name)
+sys.argv = ["skilltui", *sys.argv[1:]]
+null = os.open(os.devnull, os.O_WRONLY)
+out = os.dup(1)
+os.dup2(null, 1)
+cli._LEAVING = True
+cli.main()
+sys.stdout.flush()
+os.dup2(out, 1)
+mark("end")
+print(json.dumps(marks))
+"""
+
+
+def bench_timeline(root: str, runs: int) -> None:
+    """Where the command's CPU time goes across its processes (medians of `runs`): on an idle machine with a core for
+    each, the busiest process decides the wall time."""
+    opts = options(root)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    argv = [sys.executable, "-c", TIMELINE, "--cwd", opts.cwd, "--home", opts.home, "--managed-dir", opts.managed_dir,
+            "doctor", "--json"]
+    rows = []
+    for _ in range(runs + 1):
+        _, _, stdout, _ = run_timed(argv, env)
+        rows.append({name: (me, kids, wall) for name, me, kids, wall in json.loads(stdout)})
+    rows = rows[1:]  # the first primed the byte code
+
+    def med(fn) -> float:
+        return statistics.median(fn(r) for r in rows)
+
+    if not all("from_both_ends<" in r and "_then_from<" in r for r in rows):
+        print("(d) not measured: discovery or the pass had no child on this tree")
+        return
+
+    start = med(lambda r: r["start"][0])
+    look = med(lambda r: r["from_both_ends<"][0] - r["from_both_ends>"][0])
+    child = med(lambda r: r["from_both_ends<"][1] - r["from_both_ends>"][1])
+    post = med(lambda r: r["_discover<"][0] - r["from_both_ends<"][0])
+    tail = med(lambda r: r["_then_from>"][0] - r["skill_pass>"][0])
+    beside = med(lambda r: r["_then_from<"][1] - r["skill_pass>"][1])
+    wait = med(lambda r: r["_then_from<"][2] - r["_then_from>"][2])
+    end = med(lambda r: r["end"][0] - r["_then_from<"][0])
+    total = med(lambda r: r["end"][0])
+    print(f"(d) the command's processes, CPU ms (medians of {runs}): this process {total:.0f} in all: {start:.0f} to its "
+          f"imports, {look:.0f} reading files beside discovery's child ({child:.0f}), {post:.0f} building the catalog "
+          f"alone, {tail:.0f} beside the budget/plugin child ({beside:.0f}; waited {wait:.0f} ms for it), {end:.0f} "
+          f"merging and writing the JSON")
 
 
 def bench_cli(root: str, catalog, runs: int) -> dict[str, float]:
@@ -292,6 +366,7 @@ def main() -> None:
             bench_cli(root, discover(opts), a.runs)
             bench_ratio(opts, a.runs)
             bench_parts(opts)
+            bench_timeline(root, a.runs)
         if not a.no_tui:
             bench_tui(opts, a.tui_seconds)
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -101,6 +102,10 @@ PARALLEL_MIN = 300  # skills per process before another process pays for its for
 # What this process does after the pass (the listing check, the merge, the JSON), in pass items: measured on the bench
 # tree (about a tenth of the pass), so the parts end together.
 REST_PER_ITEM = 0.1
+# What this process does beside the child that runs `Then` when discovery did the lenses' work (the pass over the
+# entries it checked, the listing and delivery checks), in pass items per entry: 31.6 ms for 6,013 entries on the bench
+# tree, a pass item being 71 us (the pass over files discovery did not check: 426 ms for 6,000).
+EARLY_PER_ITEM = 0.075
 
 
 @dataclass(repr=False)
@@ -111,9 +116,9 @@ class Then(Record):
 
     run: Callable[[], list[Diagnostic]]
     weight: int = 0
-    # When it gets a child of its own beside a short pass: the part that child runs and the part done here (this
-    # process has little else to do then), whose findings come in this order.
-    halves: tuple[Then, Then] | None = None
+    # The same work in pieces, whose findings come in this order: beside a short pass, a child of its own takes the
+    # first pieces and this process the rest, so that both end together (`_halves`).
+    pieces: tuple[Then, ...] = ()
 
 
 def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _Lens, conformance_: _Lens,
@@ -129,7 +134,8 @@ def skill_pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodie
     (the pass is then short), else with the pass's last part. Returns the call that gives the findings of `then`
     (waiting for its child, if one runs it)."""
     forks = workers > 1 and hasattr(os, "fork")
-    away, stay = then.halves if then is not None and then.halves is not None else (then, None)
+    away, stay = _halves(then, int(len(catalog.skills) * EARLY_PER_ITEM)) if forks and early and then is not None \
+        else (then, None)
     beside = _fork_pass(catalog, [], away) if forks and early and away is not None \
         and away.weight >= PARALLEL_MIN // 2 else None
     try:
@@ -195,6 +201,29 @@ def _pass(catalog: Catalog, conformed: dict[str, None], links: _Lens, bodies: _L
     return extra
 
 
+def _halves(then: Then, here: int) -> tuple[Then, Then | None]:
+    """`then` cut in two at a piece: the first pieces for a child, the rest for this process, which has `here` (in
+    pass items) of its own work meanwhile (the pass over entries `_early` covered, the listing check): the cut where
+    the busier of the two has the least to do. (then, None) when the child had best take it all."""
+    pieces = then.pieces
+    total = sum(p.weight for p in pieces)
+    cut, best, taken = len(pieces), max(total, here), 0  # by default, all of it in the child
+    for k, piece in enumerate(pieces[:-1], 1):
+        taken += piece.weight
+        load = max(taken, here + total - taken)
+        if load < best:
+            cut, best = k, load
+    if cut >= len(pieces):
+        return then, None
+    return _joined(pieces[:cut]), _joined(pieces[cut:])
+
+
+def _joined(pieces: tuple[Then, ...]) -> Then:
+    if len(pieces) == 1:
+        return pieces[0]
+    return Then(lambda: [d for p in pieces for d in p.run()], sum(p.weight for p in pieces), pieces)
+
+
 def _then_from(wait: Callable[[], _Answer | None], then: Then) -> list[Diagnostic]:
     """The findings of `then` from the child that ran it; done here when the child failed."""
     answer = wait()
@@ -224,6 +253,9 @@ def _row(d: Diagnostic) -> _Row:
     return d.severity, d.code, d.path, d.message, d.line, d.fix, d.runtime
 
 
+_SKILL_MD = os.sep + "SKILL.md"
+
+
 def _early(path: str, text: str, fm: Frontmatter) -> _Early | None:
     """The link and conformance lenses on a skill folder's SKILL.md, run where discovery has just read and parsed it
     (frontmatter.reading_with), on that text: the pass then neither reads the file again nor waits for the catalog to
@@ -231,8 +263,10 @@ def _early(path: str, text: str, fm: Frontmatter) -> _Early | None:
     same findings; the pass uses them only for an entry whose file, folder and parse are these. None where the pass
     must look itself: not `<folder>/SKILL.md`, invisible characters in the body (that lens needs the catalog's entry),
     or a lens that failed (the pass reports the failure)."""
-    skill_dir = os.path.dirname(path)
-    if os.path.join(skill_dir, "SKILL.md") != path or not isinstance(fm, FileFrontmatter):
+    # <folder>/SKILL.md as os.path.join writes it, the folder being the path's head (no trailing separator): what
+    # `_early_of` asks of an entry, told by string methods (os.path's calls were ~2% of this work)
+    skill_dir = path[: -len(_SKILL_MD)] if path.endswith(_SKILL_MD) else ""
+    if not skill_dir or skill_dir.endswith(os.sep) or not isinstance(fm, FileFrontmatter):
         return None
     body = claude_body(text)
     if invisible_chars(body):
@@ -244,9 +278,6 @@ def _early(path: str, text: str, fm: Frontmatter) -> _Early | None:
     except Exception:
         return None
     return [_row(d) for d in found], [_row(d) for d in conf]
-
-
-_SKILL_MD = os.sep + "SKILL.md"
 
 
 def _early_of(s: Skill, extras: dict[str, object]) -> _Early | None:
@@ -386,17 +417,21 @@ def _plugin_checks(catalog: Catalog, guide: str | None, checked: dict[str, None]
             checked[p.root] = None
             roots.append(p.root)
 
-    def run() -> list[Diagnostic]:
-        out: list[Diagnostic] = []
-        for root in roots:
+    def check(root: str) -> Callable[[], list[Diagnostic]]:
+        def run() -> list[Diagnostic]:
+            out: list[Diagnostic] = []
             _guard(out, "the plugin consistency check", root, _check_plugin, root, guide, parsed)
-        return out
+            return out
+        return run
 
-    inside = tuple(os.path.join(root, "") for root in roots)
-    files = sum(1 for s in catalog.skills if s.path and s.path.startswith(inside)) if roots else 0
-    # measured on the bench tree: a plugin file costs a third of a pass item, and a forked child's items cost ~10% more
-    # (copy-on-write faults): 2,650 of 6,000 items stay here, and the two processes end within ~10% of each other (load 9)
-    return Then(run, files // 2)
+    # a root's weight: its items in the catalog (what its check reads), each about half a pass item (measured on the
+    # bench tree: 1,000 plugin files, 37 ms; a pass item 71 us)
+    items = Counter(s.plugin for s in catalog.skills if s.plugin)
+    files: Counter[str] = Counter()
+    for p in catalog.plugins:
+        if p.root:
+            files[p.root] += items[p.id]
+    return _joined(tuple(Then(check(root), files[root] // 2) for root in roots)) if roots else Then(list)
 
 
 def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | None:
@@ -409,12 +444,10 @@ def _beside(catalog: Catalog, opts: Options, plugins: Then | None) -> Then | Non
         _guard(out, "the budget check", None, budget_findings, catalog, opts)
         return out
 
-    # measured on the bench tree: the budget check of 6,000 entries costs about 750 pass items (ICU tables included)
-    budget_ = Then(run, len(catalog.skills) // 8)
-    if plugins is None:
-        return budget_
-    # the plugin checks cost a bit less: beside a short pass, the budget's child and this process end together
-    return Then(lambda: budget_.run() + plugins.run(), budget_.weight + plugins.weight, (budget_, plugins))
+    # measured on the bench tree: the budget check of 6,000 entries costs about 500 pass items in a child (35.5 ms, its
+    # imports, the ICU tables and the pages it copies included)
+    budget_ = Then(run, len(catalog.skills) // 12)
+    return budget_ if plugins is None else _joined((budget_, *(plugins.pieces or (plugins,))))
 
 
 def budget_findings(catalog: Catalog, opts: Options) -> list[Diagnostic]:

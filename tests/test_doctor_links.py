@@ -185,3 +185,13 @@ def test_fast_and_parsed_broken_links_agree_on_generated_bodies(tmp_path, pieces
     simple = refs.simple_links(text, 2)
     if simple is not None and refs._might_link(text):
         assert simple == refs.find_links(text, 2)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["/", "//", ".", "..", "...", "a", "b.md", ".h", "~", " "]), max_size=8),
+       st.lists(st.sampled_from(["/", ".", "..", "a", "x.md", ".h", ""]), max_size=5))
+def test_path_shapes_told_by_string_methods_equal_os_path(parts, rel_parts):
+    path, rel = "".join(parts), "".join(rel_parts)
+    if refs.is_normal(path):
+        assert os.path.normpath(path) == path
+    assert refs.under(path, rel) == os.path.join(path, rel)

@@ -129,7 +129,8 @@ def _pids_of_calls(monkeypatch, name: str) -> list[int]:
 
 def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatch):
     """With the pass cut in parts, the plugin checks run once, in the last child (not in this process). When discovery
-    did the lenses' work (the pass is short), the budget check has the child and the plugin checks stay here."""
+    did the lenses' work (the pass is short), the budget check and the first plugins have a child, and the other
+    plugins are checked here meanwhile (doctor._halves)."""
     opts = _home(tmp_path, 41)
     calls = _pids_of_calls(monkeypatch, "_check_plugin")
     one = _json(doctor.run(opts, ("claude",)))
@@ -137,11 +138,25 @@ def test_the_plugin_checks_run_beside_the_pass(tmp_path, small_parts, monkeypatc
     calls.clear()
     claude._PARSED.clear()  # parsed afresh, as on the command line: discovery runs the lenses
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
-    assert calls == [os.getpid()] * 3  # a short pass: here, beside the budget check's child
+    assert calls == [os.getpid()] * 2  # a short pass: two of the three here, beside the budget check's child
     calls.clear()
     monkeypatch.setattr(doctor, "_early", lambda path, text, fm: None)  # every file through the pass, cut in parts
     assert _json(doctor.run(opts, ("claude",), workers=2)) == one
     assert calls == []  # the child's calls were in the child
+
+
+def test_the_work_beside_a_short_pass_is_cut_where_both_end_together():
+    def then(weight):
+        return doctor.Then(lambda: [], weight)
+
+    budget, plugins = then(600), [then(10) for _ in range(50)]
+    away, stay = doctor._halves(doctor._joined((budget, *plugins)), 600)  # the bench tree's figures
+    assert stay is not None and away.pieces == (budget, *plugins[:25]) and stay.pieces == tuple(plugins[25:])
+    away, stay = doctor._halves(doctor._joined((budget, *plugins)), 1200)  # this process is busy: the child takes all
+    assert stay is None and away.pieces == (budget, *plugins)
+    away, stay = doctor._halves(doctor._joined((budget, *plugins)), 0)  # nothing else to do here: half each
+    assert stay is not None and away is budget and len(stay.pieces) == 50
+    assert doctor._halves(budget, 0) == (budget, None)  # one piece: the child's
 
 
 def test_children_are_reaped(tmp_path, small_parts):

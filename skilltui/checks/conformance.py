@@ -23,17 +23,19 @@ import os
 import re
 import stat
 import sys
-import textwrap
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltui import findings, fsio
 from skilltui.model import Diagnostic, Severity
 from skilltui.record import Record
+from skilltui.refs import is_normal, under
 from skilltui.yaml_fast import simple_mapping
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 VERSION = "0.1.1"
 MAX_BYTES = 1_000_000
@@ -193,6 +195,8 @@ def format_yaml_error(error: BaseException) -> str:
     if pm is not None:
         lines.append(_mark_str(pm))
     if e.note:
+        import textwrap
+
         lines.append(textwrap.dedent(e.note))
     return "\n".join(lines)
 
@@ -285,10 +289,18 @@ class _ParseFailure(Record):
     fix: str | None = None
 
 
+def _path(path: str | os.PathLike[str]) -> Path:
+    """pathlib.Path, imported on first use: only the skills-ref commands and rare paths need one, and the import
+    (with urllib.parse and ipaddress) was 4 ms of the doctor's start."""
+    from pathlib import Path
+
+    return Path(path)
+
+
 def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
     """SKILL.md, else skill.md (skills-ref find_skill_md uses `Path.exists()`: the file system's case rules apply)."""
     for name in SKILL_MD_NAMES:
-        path = Path(skill_dir) / name
+        path = _path(skill_dir) / name
         try:
             if path.exists():
                 return path
@@ -367,7 +379,7 @@ def newlines_as_lf(text: str) -> str:
 
 def read_skill_md(path: str | os.PathLike[str]) -> tuple[str | None, str | None, bool]:
     """(text, error message, truncated). At most MAX_BYTES are read; newlines are normalised like `read_text()`."""
-    return skill_md_text(read_raw(path), Path(path).name or "SKILL.md")
+    return skill_md_text(read_raw(path), _path(path).name or "SKILL.md")
 
 
 def _os_reason(exc: BaseException) -> str:
@@ -626,7 +638,7 @@ def _check_metadata(metadata: dict[str, Any], dir_name: str | None) -> list[_Fin
 
 def validate_metadata(metadata: dict[str, Any], skill_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """skills-ref validate_metadata: the error messages for parsed frontmatter."""
-    dir_name = Path(skill_dir).name if skill_dir is not None else None
+    dir_name = _path(skill_dir).name if skill_dir is not None else None
     return [f.message for f in _check_metadata(metadata, dir_name)]
 
 
@@ -665,7 +677,7 @@ def _validate_at(display: Path, fs_path: Path) -> list[str]:
 
 def validate(skill_dir_or_file: str | os.PathLike[str]) -> list[str]:
     """The `agentskills validate` error messages, in order; [] when the skill is valid."""
-    path = _skill_dir_of(Path(skill_dir_or_file))
+    path = _skill_dir_of(_path(skill_dir_or_file))
     return _validate_at(path, path)
 
 
@@ -676,7 +688,7 @@ def validate(skill_dir_or_file: str | os.PathLike[str]) -> list[str]:
 
 def read_properties(skill_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """skills-ref read_properties(...).to_dict(): no name-vs-folder check. Raises SkillError with the message."""
-    skill_dir = Path(skill_dir)
+    skill_dir = _path(skill_dir)
     skill_md = find_skill_md(skill_dir)
     if skill_md is None:
         raise ParseError(f"SKILL.md not found in {skill_dir}")
@@ -712,9 +724,9 @@ def to_prompt(skill_dirs: Iterable[str | os.PathLike[str]]) -> str:
     lines = ["<available_skills>"]
     for raw in dirs:
         try:
-            skill_dir = Path(raw).resolve()
+            skill_dir = _path(raw).resolve()
         except (OSError, RuntimeError) as exc:
-            raise SkillError(f"Failed to resolve skill directory {Path(raw).name}: {_os_reason(exc)}") from None
+            raise SkillError(f"Failed to resolve skill directory {_path(raw).name}: {_os_reason(exc)}") from None
         props = read_properties(skill_dir)
         location = find_skill_md(skill_dir)
         lines += ["<skill>", "<name>", html.escape(props["name"]), "</name>"]
@@ -740,7 +752,7 @@ def _usage_error(command: str, message: str) -> tuple[int, str, str]:
 
 
 def _fs(cwd: str, arg: str) -> Path:
-    return Path(os.path.join(cwd, arg))
+    return _path(os.path.join(cwd, arg))
 
 
 def _click_path(command: str, param: str, arg: str, cwd: str) -> tuple[int, str, str] | None:
@@ -755,7 +767,7 @@ def _click_path(command: str, param: str, arg: str, cwd: str) -> tuple[int, str,
 
 def _as_skill_dir(arg: str, cwd: str) -> tuple[Path, Path]:
     """(path as given, path on disk), with a SKILL.md argument replaced by its folder."""
-    display, fs_path = Path(arg), _fs(cwd, arg)
+    display, fs_path = _path(arg), _fs(cwd, arg)
     try:
         if display.name.lower() == "skill.md" and fs_path.is_file():
             return display.parent, fs_path.parent
@@ -840,7 +852,11 @@ def named_exactly(folder: str) -> bool:
     """Whether `folder`/SKILL.md, which the caller has opened as a file, is an entry named exactly that: only a
     folder that tells case apart says so, and there `skill.md` is absent (a folder that folds case finds a file by
     that name too). Cheaper than listing the folder."""
-    return not os.path.lexists(os.path.join(folder, "skill.md"))
+    try:
+        os.lstat(under(folder, "skill.md"))
+    except (OSError, ValueError):
+        return True
+    return False
 
 
 def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
@@ -855,7 +871,10 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
         return Diagnostic(CODES[code], code, str(path), message, line=line, fix=fix, runtime=runtime)
 
     given = os.fspath(skill_dir)  # plain strings below: Path objects cost more than the checks on a big tree
-    folder = os.path.abspath(_skill_dir_of(Path(given)) if "skill.md" in given.lower() else given)
+    if "skill.md" in given.lower():
+        folder = os.path.abspath(_skill_dir_of(_path(given)))
+    else:  # the doctor's folders are absolute and normal: abspath would give them back
+        folder = given if given.startswith(os.sep) and is_normal(given) else os.path.abspath(given)
     if skill_md_named:  # the caller opened a file in it: a folder that exists
         exists, is_dir = True, True
     else:
@@ -871,7 +890,7 @@ def check(skill_dir: str | os.PathLike[str], runtime: str | None = None,
     names = {"SKILL.md"} if skill_md_named else _list_names(folder)
     if names is not None:
         if "SKILL.md" in names:
-            skill_md: str | None = os.path.join(folder, "SKILL.md")
+            skill_md: str | None = under(folder, "SKILL.md")
         elif "skill.md" in names:
             skill_md = os.path.join(folder, "skill.md")
             out.append(
