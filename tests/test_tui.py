@@ -948,6 +948,20 @@ async def test_ctrl_c_quits_even_from_a_text_field(demo):
         assert app.return_code == 0
 
 
+@pytest.mark.parametrize("opener", ["touch", "help"])
+@aio
+async def test_a_key_right_after_quit_opens_no_screen(demo, opener):
+    """q then t (or ?) in one burst, as a fast typist or tmux sends them: the app closes cleanly. The second key's
+    screen was pushed onto the closing app, found none of its widgets in on_mount and ended it with a traceback and
+    exit code 1. Here the two keys' actions run back to back, as they do when both arrive in one read."""
+    async with running(demo) as (app, pilot):
+        await until(lambda: app.state is not None)
+        app.exit()
+        (app.screen.action_touch if opener == "touch" else app.action_help)()
+        await until(lambda: not app.is_running)
+    assert app.return_code == 0
+
+
 @aio
 async def test_prepare_timers_firing_after_teardown_do_nothing(demo):
     """The flake: a prepare timer that fires while the app is closing raised ScreenStackError."""

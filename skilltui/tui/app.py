@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from textual import events, work
 from textual.app import App
@@ -402,10 +403,16 @@ class SkilltuiApp(private.BatchWakingApp[int]):
                 await asyncio.wait_for(screen.first_piece(), PREVIEW_WAIT_SECONDS)
         self.switch_mode("preview")
 
+    def open_screen(self, screen: Screen, callback: Callable[[Any], object] | None = None) -> None:
+        """Push `screen`, unless the app is closing: a key that follows `q` in one burst (`q` then `t` or `?`) would
+        mount its screen on an app whose screens are being taken down (its on_mount found nothing: a traceback)."""
+        if not self._exiting():
+            self.push_screen(screen, callback)
+
     def open_file(self, path: str, *, line: int | None = None, title: str | None = None) -> None:
         from skilltui.tui.screens.fileview import FileScreen
 
-        self.push_screen(FileScreen(path, line=line, title=title))
+        self.open_screen(FileScreen(path, line=line, title=title))
 
     def open_diagnostic(self, diag: Diagnostic) -> None:
         """A diagnostic opens its skill's preview when it names one, else the file itself."""
@@ -468,7 +475,7 @@ class SkilltuiApp(private.BatchWakingApp[int]):
         from skilltui.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))
+            self.open_screen(HelpScreen(self.screen))
 
     def request_toggle(self, request: ToggleRequest) -> None:
         """Ask for the scope, show the change, write it on confirmation, then discover again."""
@@ -477,7 +484,7 @@ class SkilltuiApp(private.BatchWakingApp[int]):
             return
         from skilltui.tui.screens.toggle import ToggleScreen
 
-        self.push_screen(ToggleScreen(request, self.state, self.current_budget()), self._toggled)
+        self.open_screen(ToggleScreen(request, self.state, self.current_budget()), self._toggled)
 
     def _toggled(self, outcome) -> None:
         if outcome is None:

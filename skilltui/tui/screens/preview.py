@@ -400,7 +400,7 @@ class PreviewScreen(BaseScreen):
         from skilltui.tui.screens.runtimes import RuntimesScreen
 
         if self.skill is not None and self.app.state is not None:
-            self.app.push_screen(RuntimesScreen(self.app.state.opts, self.skill.name))
+            self.app.open_screen(RuntimesScreen(self.app.state.opts, self.skill.name))
 
     def action_focus_files(self) -> None:
         self.set_focus(self.query_one("#refs", OptionList))  # at once: Enter may follow

@@ -375,7 +375,7 @@ class SkillsScreen(BaseScreen):
             self.notify(f"Touch simulates the listings that reading a file adds; {runtime.label} lists every skill up "
                         "front.", markup=False)
             return
-        self.app.push_screen(TouchScreen(self.app.opts, state.catalog, self.app.budget_chars))
+        self.app.open_screen(TouchScreen(self.app.opts, state.catalog, self.app.budget_chars))
 
     def action_clear_filter(self) -> None:
         field = self.query_one("#filter", Input)
