@@ -320,8 +320,8 @@ class _Scan(Record):
     settings: Settings
     diags: list[Diagnostic] = field(default_factory=list)
     seen_files: dict[tuple[int, int] | str, Skill] = field(default_factory=dict)  # (device, inode) of a loaded file -> its first entry
-    stats: dict[str, os.stat_result] = field(default_factory=dict)  # path -> stat taken when the file was found: one stat a file
-    ahead: dict[str, os.stat_result] = field(default_factory=dict)  # skills-folder SKILL.md -> its stat, taken ahead
+    # path -> the stat taken when the file was found (a skills folder's SKILL.md: by the look-ahead): one stat a file
+    stats: dict[str, os.stat_result] = field(default_factory=dict)
 
     def diag(self, severity: Severity, code: str, path: str | None, message: str, line: int | None = None,
              fix: str | None = None) -> None:
@@ -418,7 +418,7 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
                 manifest_of: Callable[[str], str | None]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
-    `_scan_skills_dir` and `_load_entry` then find the stats in `scan.ahead` and the parses in `_PARSED`; anything
+    `_scan_skills_dir` and `_load_entry` then find the stats in `scan.stats` and the parses in `_PARSED`; anything
     missing (a failed stat, a child that failed) is done there, in order, as in one process. `manifest_of(file)`: a
     path to check for existence (os.access) with that file, or None; returns {that path: found}."""
     from skilltui import cache, parallel
@@ -433,7 +433,7 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
             st = os.stat(path)
         except OSError:
             return
-        scan.ahead[path] = st
+        scan.stats[path] = st
         if _will_read(st):
             try:
                 _parsed(path, st)
@@ -455,7 +455,7 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
             return
         fields, compact = ahead
         st = os.stat_result(fields)
-        scan.ahead[path] = st
+        scan.stats[path] = st
         if compact is not None:
             _store_compact(path, st, compact)
 
@@ -574,7 +574,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         if not isinstance(entries, FileNotFoundError):
             scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {entries.strerror or entries}")
         return []
-    ahead = scan.ahead
+    stats = scan.stats
     found: list[Skill] = []
     for e, known in zip(entries, _skill_md_paths(entries) if md_paths is None else md_paths, strict=True):
         path = known or e.path + _SKILL_MD  # None for an entry that is neither a folder nor a link: unused below
@@ -601,7 +601,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
                       fix="Fix or remove the link")
             continue
         try:
-            st = ahead.pop(path, None) or os.stat(path)
+            st = stats.get(path) or os.stat(path)
         except OSError as exc:
             if isinstance(exc, PermissionError):
                 scan.diag("error", "claude-dir-unreadable", e.path,
@@ -618,7 +618,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
             scan.diag("error", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
                       fix="Move detail into referenced files")
             continue
-        scan.stats[path] = st
+        stats[path] = st
         found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
     return found
 
