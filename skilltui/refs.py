@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
+
 def unquote(text: str) -> str:
     """urllib.parse.unquote, imported only for a text with a `%` (without one it returns the text as it is)."""
     if "%" not in text:

@@ -170,11 +170,18 @@ def _type_word(value: object) -> str:
         "object" if isinstance(value, dict) else "number")
 
 
+def _not_a_number(value: object) -> str | None:
+    """The schema's refusal of a value that is not a finite number (a boolean is not one), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
+        return f"Expected number, but received {_type_word(value)}"
+    return None
+
+
 def _invalid_budget_fraction(value: object) -> str | None:
     """skillListingBudgetFraction must be a finite number above 0 and at most 1 (observed: 0 and -0.5 are refused
     with this message, 1e-9 and 1 are read)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
-        return f"Expected number, but received {_type_word(value)}"
+    if (refused := _not_a_number(value)) or not isinstance(value, (int, float)):
+        return refused
     if value <= 0:
         return "Number must be greater than or equal to 0"
     return "Too big: expected number to be <=1" if value > 1 else None
@@ -183,8 +190,8 @@ def _invalid_budget_fraction(value: object) -> str | None:
 def _invalid_max_desc_chars(value: object) -> str | None:
     """skillListingMaxDescChars must be an integer of at least 1 (observed: 100.0 and 1000000 are read; 1.5, 0 and -5
     are refused with these messages)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
-        return f"Expected number, but received {_type_word(value)}"
+    if (refused := _not_a_number(value)) or not isinstance(value, (int, float)):
+        return refused
     if isinstance(value, float) and not value.is_integer():
         return "Expected int, but received number"
     return "Number must be greater than or equal to 0" if value < 1 else None
