@@ -88,7 +88,8 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
         code = 1
         try:
             os.close(read_fd)
-            _send(write_fd, [_safe(there, item) for item in second])
+            results = [_attempt(there, item) for item in second]
+            _send(write_fd, results, results)
             code = 0
         finally:
             os._exit(code)
@@ -167,12 +168,11 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
             while low - 1 >= counters[0]:
                 low -= 1
                 counters[1] = low
-                batch.append(_safe(there, items[low]))
-                if observed is not None and len(observed) > known:  # the item's new observations: the newest
-                    seen += reversed(list(itertools.islice(reversed(observed.items()), len(observed) - known)))
-                    known = len(observed)
+                batch.append(_attempt(there, items[low]))
                 if len(batch) >= BATCH:
-                    blob = marshal.dumps([top, batch, seen])
+                    seen += _added(observed, known)  # what this batch's items observed
+                    known = len(observed) if observed is not None else 0
+                    blob = _dumps([top, batch, seen], batch)
                     if at + 8 + len(blob) <= SHARED_BYTES:  # else it all goes with the last message
                         struct.pack_into("q", frames, at, len(blob))
                         frames[at + 8 : at + 8 + len(blob)] = blob
@@ -181,9 +181,8 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
                         top, batch, seen = low, [], []
             os.close(note_w)
             batch.reverse()
-            if observed is not None:
-                seen += list(observed.items())[known:]
-            _send(write_fd, [low, batch, seen])
+            seen += _added(observed, known)
+            _send(write_fd, [low, batch, seen], batch)
             code = 0
         finally:
             os._exit(code)
@@ -302,17 +301,39 @@ def _decode_last(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]]
     return got[0], got[1], got[2]
 
 
-def _safe(fn: Callable[[T], Any], item: T) -> Any:
+def _attempt(fn: Callable[[T], Any], item: T) -> Any:
+    """fn(item), or None when it raises (this process's caller then does the item itself)."""
     try:
-        value = fn(item)
-        marshal.dumps(value)  # a value marshal refuses (a datetime from a YAML tag) is left to the parent
-        return value
+        return fn(item)
     except Exception:
         return None
 
 
-def _send(fd: int, results: list[object]) -> None:
-    view = memoryview(marshal.dumps(results))
+def _added(observed: dict[Any, Any] | None, known: int) -> list[tuple[Any, Any]]:
+    """The observations added to `observed` since it held `known`, oldest first (the newest are at its end)."""
+    if observed is None or len(observed) <= known:
+        return []
+    added = list(itertools.islice(reversed(observed.items()), len(observed) - known))
+    added.reverse()
+    return added
+
+
+def _dumps(message: list[Any], results: list[Any]) -> bytes:
+    """marshal.dumps(message), `results` being part of it: a result marshal refuses (a datetime from a YAML tag)
+    becomes None, left to the parent. Checked for the whole message at once, each result only when that fails."""
+    try:
+        return marshal.dumps(message)
+    except Exception:
+        for i, r in enumerate(results):
+            try:
+                marshal.dumps(r)
+            except Exception:
+                results[i] = None
+        return marshal.dumps(message)
+
+
+def _send(fd: int, message: list[Any], results: list[Any]) -> None:
+    view = memoryview(_dumps(message, results))
     while view:
         view = view[os.write(fd, view) :]
     os.close(fd)
