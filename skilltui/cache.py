@@ -204,7 +204,7 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
     owner, current = threading.get_ident(), threading.get_ident  # other threads' looks are not this discovery's
     outer = _active.get(owner)
     _active[owner] = paths
-    saved = {name: getattr(os, name) for name in ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")}
+    saved = {name: getattr(os, name) for name in _WRAPPED}
     saved_open = builtins.open
 
     def wrap(name: str, kind: str) -> Callable[..., Any]:
@@ -288,14 +288,37 @@ def recording(env: Mapping[str, str] | None = None) -> Iterator[Recording]:
             _active[owner] = outer
 
 
-# The observations of the recording under way in each thread: a forked child doing part of a discovery sends back
-# what it added to its copy (parallel.from_both_ends), so that the stored answer knows those paths too.
+# The observations of the recording under way in each thread (observing()).
 _active: dict[int, dict[tuple[str, str], Signature]] = {}
 
 
 def observing() -> dict[tuple[str, str], Signature] | None:
     """The observations this thread's recording is taking, or None when it records nothing."""
     return _active.get(threading.get_ident())
+
+
+def note_stat(observed: dict[tuple[str, str], Signature] | None, path: str, st: os.stat_result | None) -> None:
+    """Note in `observed` (observing()) a stat of the absolute `path` that a forked child took (a child records
+    nothing itself): `st` what it returned, None for a path it found missing. The first look at a path is kept."""
+    if observed is not None and (path, "stat") not in observed:
+        observed[(path, "stat")] = None if st is None else _signature(path, "stat", st)
+
+
+def _nothing_recorded_in_a_child() -> None:
+    """A forked child records nothing: its looks would end with it, unseen by the recording. Whoever forks one for
+    part of a recorded discovery notes what the child saw from what it sends back (note_stat; discovery's
+    look-ahead), and the child is spared the wrappers (a fifth of its time on small files)."""
+    if _active:
+        _active.clear()
+        for name, real in _REAL.items():
+            setattr(os, name, real)
+        builtins.open = io.open = _REAL_OPEN
+
+
+_WRAPPED = ("stat", "lstat", "scandir", "listdir", "open", "readlink", "access")
+_REAL, _REAL_OPEN = {name: getattr(os, name) for name in _WRAPPED}, builtins.open
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_nothing_recorded_in_a_child)
 
 
 def cache_dir(env: Mapping[str, str]) -> str:

@@ -10,7 +10,6 @@ for the items concerned, and the caller does those itself: the answer never depe
 
 from __future__ import annotations
 
-import itertools
 import marshal
 import mmap
 import os
@@ -108,8 +107,7 @@ SHARED_BYTES = 64 << 20  # the frames' shared memory: address space only; pages 
 
 
 def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callable[[T], object],
-                   there: Callable[[T], Any], observed: dict[Any, Any] | None = None,
-                   take: Callable[[int, Any], object] | None = None) -> dict[int, Any] | None:
+                   there: Callable[[T], Any], take: Callable[[int, Any], object] | None = None) -> dict[int, Any] | None:
     """Shares `items` with a forked child from the start: the child computes `there(item)` from the last item
     backwards while this process runs `first()` (its own work, that no child can do) and then `here(item)` from the
     first item onwards, until the two meet. Neither waits for a fixed half: whoever has less of its own work takes
@@ -120,9 +118,6 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     and this process decodes them between its own items, handing each to `take(index, result)` at once when given:
     so little is left to decode when the two meet, whatever the number of items (one message of 10,000 results took
     longer to send and read back than the child had saved).
-
-    `observed`: the answer cache's observations of this discovery (cache.observing()); the child sends back what it
-    added to its copy, and they are merged here, so a stored answer knows every path the child looked at.
 
     The two claim items through two counters in shared memory (this process's next index, the child's lowest). Each
     claims an item before doing it and stops when the other's counter reaches its own: at most the item where they
@@ -150,7 +145,6 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
         alone()
         return None
     counters[0], counters[1] = 0, n
-    known = len(observed) if observed is not None else 0
     try:
         pid = os.fork()
     except OSError:
@@ -158,31 +152,27 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
             os.close(fd)
         alone()
         return None
-    if pid == 0:  # the child: from the end backwards, publishing as it goes; then what is left and what it observed
+    if pid == 0:  # the child: from the end backwards, publishing as it goes; then what is left
         code = 1
         try:
             os.close(read_fd)
             os.close(note_r)
             low, batch, at, top = n, [], 0, n  # top: the highest index not yet published
-            seen: list[tuple[Any, Any]] = []  # observations not yet published
             while low - 1 >= counters[0]:
                 low -= 1
                 counters[1] = low
                 batch.append(_attempt(there, items[low]))
                 if len(batch) >= BATCH:
-                    seen += _added(observed, known)  # what this batch's items observed
-                    known = len(observed) if observed is not None else 0
-                    blob = _dumps([top, batch, seen], batch)
+                    blob = _dumps([top, batch], batch)
                     if at + 8 + len(blob) <= SHARED_BYTES:  # else it all goes with the last message
                         struct.pack_into("q", frames, at, len(blob))
                         frames[at + 8 : at + 8 + len(blob)] = blob
                         at += 8 + len(blob)
                         os.write(note_w, struct.pack("q", at))  # after the frame: the pipe orders the two
-                        top, batch, seen = low, [], []
+                        top, batch = low, []
             os.close(note_w)
             batch.reverse()
-            seen += _added(observed, known)
-            _send(write_fd, [low, batch, seen], batch)
+            _send(write_fd, [low, batch], batch)
             code = 0
         finally:
             os._exit(code)
@@ -191,7 +181,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     os.set_blocking(note_r, False)
     started = time.monotonic()
     got: dict[int, Any] = {}
-    reader = _Frames(frames, note_r, n, got, take, observed)
+    reader = _Frames(frames, note_r, n, got, take)
     done = 0
     try:
         first()
@@ -214,26 +204,23 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
         for item in items[done:]:
             here(item)
         return {}
-    low, results, seen = tail
+    low, results = tail
     for i, r in enumerate(results):
         got[low + i] = r
         if take is not None and r is not None:
             take(low + i, r)
     for item in items[done:low]:  # cannot happen (the child stops where this side is); kept for safety
         here(item)
-    reader.observe(seen)
     return got
 
 
 class _Frames:
-    """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...,
-    the observations made meanwhile], the first with top = n and each next one starting where the last ended
-    (`bottom`). The observations are merged as frames come, while this process still has its own items to do: the
-    child's last message is then short, and this process does not wait for it to be written and read."""
+    """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...], the
+    first with top = n and each next one starting where the last ended (`bottom`)."""
 
     def __init__(self, frames: mmap.mmap, notes: int, n: int, got: dict[int, Any],
-                 take: Callable[[int, Any], object] | None, observed: dict[Any, Any] | None = None) -> None:
-        self.frames, self.notes, self.got, self.take, self.observed = frames, notes, got, take, observed
+                 take: Callable[[int, Any], object] | None) -> None:
+        self.frames, self.notes, self.got, self.take = frames, notes, got, take
         self.read_to = self.published = self.freed = 0
         self.bottom = n  # the lowest index published so far
         self.broken = False
@@ -258,15 +245,13 @@ class _Frames:
             while not self.broken and self.read_to < self.published:
                 size = struct.unpack_from("q", self.frames, self.read_to)[0]
                 start = self.read_to + 8
-                top, results, seen = marshal.loads(self.frames[start : start + size])
-                if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top \
-                        or not _pairs(seen):
+                top, results = marshal.loads(self.frames[start : start + size])
+                if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top:
                     raise ValueError("a frame out of place")
                 for k, r in enumerate(results):
                     self.got[top - 1 - k] = r
                     if self.take is not None and r is not None:
                         self.take(top - 1 - k, r)
-                self.observe(seen)
                 self.bottom = top - len(results)
                 self.read_to = start + size
         except (ValueError, EOFError, TypeError, struct.error, OSError):
@@ -280,25 +265,15 @@ class _Frames:
                 self.freed = len(self.frames)
         return not self.broken
 
-    def observe(self, seen: list[tuple[Any, Any]]) -> None:
-        """The child's observations, into this process's (its own, for a path both looked at, are kept)."""
-        if self.observed is not None:
-            for key, value in seen:
-                self.observed.setdefault(tuple(key) if isinstance(key, list) else key, value)
 
-
-def _pairs(seen: object) -> bool:
-    return isinstance(seen, list) and all(isinstance(kv, tuple) and len(kv) == 2 for kv in seen)
-
-
-def _decode_last(data: bytes | None, n: int) -> tuple[int, list[Any], list[Any]] | None:
-    """[low, results of items low.. not published before, observations] as the child sent them last, checked; None
-    when unusable."""
+def _decode_last(data: bytes | None, n: int) -> tuple[int, list[Any]] | None:
+    """[low, results of items low.. not published before] as the child sent them last, checked; None when
+    unusable."""
     got = _unmarshal(data)
-    if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], int) and isinstance(got[1], list)
-            and 0 <= got[0] <= n and got[0] + len(got[1]) <= n and _pairs(got[2])):
+    if not (isinstance(got, list) and len(got) == 2 and isinstance(got[0], int) and isinstance(got[1], list)
+            and 0 <= got[0] <= n and got[0] + len(got[1]) <= n):
         return None
-    return got[0], got[1], got[2]
+    return got[0], got[1]
 
 
 def _attempt(fn: Callable[[T], Any], item: T) -> Any:
@@ -307,15 +282,6 @@ def _attempt(fn: Callable[[T], Any], item: T) -> Any:
         return fn(item)
     except Exception:
         return None
-
-
-def _added(observed: dict[Any, Any] | None, known: int) -> list[tuple[Any, Any]]:
-    """The observations added to `observed` since it held `known`, oldest first (the newest are at its end)."""
-    if observed is None or len(observed) <= known:
-        return []
-    added = list(itertools.islice(reversed(observed.items()), len(observed) - known))
-    added.reverse()
-    return added
 
 
 def _dumps(message: list[Any], results: list[Any]) -> bytes:

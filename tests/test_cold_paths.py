@@ -225,7 +225,7 @@ from skilltui import parallel
 mode = sys.argv[1]
 n = 600
 items = list(range(n))
-mine, firsts, observed = [], [], {("before", "stat"): None}
+mine, firsts = [], []
 parent = os.getpid()
 
 def first():
@@ -238,7 +238,6 @@ def here(i):
 def there(i):
     if i % 97 == 0:
         raise ValueError("this item fails in the child")
-    observed[(f"/p/{i}", "stat")] = (i, 0, 0, 0, 0, 0)
     if i % 89 == 0:
         return [i * 2, object()]  # a value marshal refuses: this item is left to the parent
     return [i * 2, "x" * (i % 5)]
@@ -249,8 +248,8 @@ elif mode == "child-garbles":
     parallel._send = lambda fd, *_: (os.write(fd, b"\x00garbage"), os.close(fd))
 elif mode in ("frame-garbled", "frame-out-of-place"):
     real = marshal.dumps
-    def bad(value):  # the child's frames only: [top, results, observations]
-        if isinstance(value, list) and len(value) == 3 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
+    def bad(value):  # the child's frames only: [top, results]
+        if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list) and len(value[1]) == parallel.BATCH:
             if mode == "frame-garbled":
                 return b"\x00garbage"
             if value[0] != 600:  # the second frame on: one place off
@@ -286,14 +285,13 @@ elif mode == "race":  # both sides on cheap items at once; `here` notes each ite
     def there(i):
         return [i * 2, "x" * (i % 5)]
 taken = []
-got = parallel.from_both_ends(items, first, here, there, observed, lambda i, r: taken.append(i))
+got = parallel.from_both_ends(items, first, here, there, lambda i, r: taken.append(i))
 child = {} if got is None else got
 print(json.dumps({
     "taken": sorted(taken),
     "firsts": len(firsts), "forked": got is not None, "mine": mine, "child": sorted(child),
     "right": all(r == [i * 2, "x" * (i % 5)] for i, r in child.items() if r is not None),
     "failed": sorted(i for i, r in child.items() if r is None),
-    "observed": sorted(k[0] for k in observed if k[0] != "before"), "kept_before": ("before", "stat") in observed,
     "late": late if mode == "race" else [],
 }))
 '''
@@ -310,11 +308,50 @@ def _both_ends(mode: str) -> dict[str, object]:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+CHILD_RECORDS_NOTHING = r'''
+import json, os
+from skilltui import cache
+
+with cache.recording({}) as rec:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its looks are not noted, in its copy or anywhere, and the plain functions are back
+        os.stat("/")
+        os.access("/no-such-path", os.F_OK)
+        plain = os.stat is cache._REAL["stat"] and os.access is cache._REAL["access"] and open is cache._REAL_OPEN
+        os.write(w, json.dumps([plain, cache.observing() is None, sorted(p for p, _ in rec.paths)]).encode())
+        os._exit(0)
+    os.close(w)
+    child = json.loads(os.read(r, 1 << 16))
+    os.waitpid(pid, 0)
+    os.stat("/")
+    wrapped = os.stat is not cache._REAL["stat"]
+print(json.dumps({"child": child, "parent": sorted(p for p, _ in rec.paths), "wrapped": wrapped,
+                  "restored": os.stat is cache._REAL["stat"]}))
+'''
+
+
+def test_a_forked_child_records_nothing():
+    """A child forked during a recording records nothing (its looks would end with it; its parent notes what it
+    reports, cache.note_stat) and runs the plain functions; the parent goes on recording, and stops as usual."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", CHILD_RECORDS_NOTHING], capture_output=True, text=True, timeout=60,
+                         cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(run.stdout)
+    assert got["child"] == [True, True, []], got
+    assert got["parent"] == ["/"] and got["wrapped"] and got["restored"], got
+
+
 @pytest.mark.parametrize("mode", ["fork", "small-shared"])
 def test_both_ends_cover_every_item_once_each_side(mode):
     """The child takes items from the back while this process does its own work, then this process from the front:
-    together every item, the child's results right and in place, its observations merged, a failed item None. With
-    room in shared memory for one batch only (`small-shared`), the rest comes with the child's last message."""
+    together every item, the child's results right and in place, an item that failed there or whose result cannot
+    be sent None (left to this process). With room in shared memory for one batch only (`small-shared`), the rest
+    comes with the child's last message."""
     got = _both_ends(mode)
     assert got["forked"] and got["firsts"] == 1, got
     mine, child = got["mine"], got["child"]
@@ -323,7 +360,6 @@ def test_both_ends_cover_every_item_once_each_side(mode):
     assert set(mine) | set(child) == set(range(600)) and len(set(mine) & set(child)) <= 1, got
     assert len(child) > 300, "the child worked while this process ran `first`"
     assert got["right"] and got["failed"] == [i for i in child if i % 97 == 0 or i % 89 == 0], got
-    assert got["observed"] == sorted(f"/p/{i}" for i in child if i % 97) and got["kept_before"], got
     assert got["taken"] == [i for i in child if i % 97 and i % 89], "every result the child sent was handed over once"
 
 
@@ -346,7 +382,7 @@ def test_both_ends_racing_never_take_back_a_working_childs_items():
 def test_both_ends_without_a_usable_child_do_everything_here(mode):
     got = _both_ends(mode)
     assert got["firsts"] == 1 and got["mine"] == list(range(600)), got
-    assert got["child"] == [] and got["observed"] == [], got
+    assert got["child"] == [], got
     assert got["taken"] == [], got
 
 
@@ -360,8 +396,6 @@ def test_both_ends_with_a_bad_frame_do_the_rest_here(mode):
     assert got["child"] == [], got
     first_batch = [] if mode == "frame-garbled" else list(range(600 - parallel.BATCH, 600))
     assert got["taken"] == [i for i in first_batch if i % 97 and i % 89], got
-    # the observations come with their frame: those of the batch taken, none of the rejected ones
-    assert got["observed"] == sorted(f"/p/{i}" for i in first_batch if i % 97), got
 
 
 # ---------------------------------------------------------------- the warm run's stat check in two processes

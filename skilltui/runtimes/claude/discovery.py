@@ -444,22 +444,27 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
         manifest = manifest_of(path)
         return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
 
+    observed = cache.observing()
+
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
-        ahead, found = r  # the child's, as it publishes them
+        ahead, found = r  # the child's, as it publishes them; what it looked at is noted here (it records nothing)
         path = candidates[i]
         if found is not None:
             manifest = manifest_of(path)
             if manifest is not None:
                 answers[manifest] = found
+                if not found:  # a manifest found is looked at again here, before the plugins are loaded again
+                    cache.note_stat(observed, manifest, None)
         if ahead is None:
-            return
+            return  # its stat failed there: the scan takes it again here
         fields, compact = ahead
         st = os.stat_result(fields)
+        cache.note_stat(observed, path, st)  # the file's open and read are the same look
         scan.stats[path] = st
         if compact is not None:
             _store_compact(path, st, compact)
 
-    parallel.from_both_ends(candidates, first, here, there, cache.observing(), take)
+    parallel.from_both_ends(candidates, first, here, there, take)
     return answers
 
 
