@@ -87,8 +87,8 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
         code = 1
         try:
             os.close(read_fd)
-            results = [_attempt(there, item) for item in second]
-            _send(write_fd, results, results)
+            computed = [_attempt(there, item) for item in second]
+            _send(write_fd, computed, computed)
             code = 0
         finally:
             os._exit(code)
@@ -98,8 +98,7 @@ def in_two(items: Sequence[T], here: Callable[[Sequence[T]], object], there: Cal
         here(first)
     finally:
         data = _receive(read_fd, pid, CHILD_GRACE_S + 4 * (time.monotonic() - started))
-    results = _decode(data, len(second))
-    return results
+    return _decode(data, len(second))
 
 
 BATCH = 128  # results the child publishes at a time (a frame in shared memory), so this process decodes as it goes
