@@ -9,7 +9,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -414,24 +414,56 @@ def _will_read(st: os.stat_result) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SKILL_BYTES
 
 
-def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
-                manifest_of: Callable[[str], str | None]) -> dict[str, bool]:
+# A SKILL.md path of a skills folder with its entry there, the folder and its source: what the look-ahead works on.
+Candidate = tuple[str, os.DirEntry[str], str, str]
+
+
+@dataclass(slots=True, repr=False)
+class Built(Record):
+    """A skills-folder entry the look-ahead made as soon as its file was parsed (the scan's work on it, then the
+    load's: §3, §5), while the other process parses; with the diagnostics of each, which the scan and the load
+    give in their order, as if it had been made there."""
+
+    skill: Skill | None  # None: not a skill (its diagnostics say why)
+    loaded: Loaded | None  # its `_as_loaded` snapshot
+    scan_diags: Sequence[Diagnostic]
+    load_diags: Sequence[Diagnostic]
+
+
+def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], object],
+                manifest_of: Callable[[str], str | None], built: dict[str, Built]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
-    `_scan_skills_dir` and `_load_entry` then find the stats in `scan.stats` and the parses in `_PARSED`; anything
-    missing (a failed stat, a child that failed) is done there, in order, as in one process. `manifest_of(file)`: a
-    path to check for existence (os.access) with that file, or None; returns {that path: found}."""
+    Each file's entry is made here as soon as its parse is at hand, into `built` (by path): the scan and the load
+    then take it from there. Anything missing (a child that failed) is done by them, in order, as in one process.
+    `manifest_of(file)`: a path to check for existence (os.access) with that file, or None; returns {that path:
+    found}."""
     from skilltui import cache, parallel
 
     answers: dict[str, bool] = {}
+    early = _Scan(scan.settings, stats=scan.stats)  # the entries' diagnostics, each entry's sliced off in turn
+    diags = early.diags
 
-    def here(path: str) -> None:
+    def build(c: Candidate) -> None:
+        path, e, root, source = c
+        start = len(diags)
+        skill = _scan_entry(early, e, path, root, source)
+        mid = len(diags)
+        loaded = None
+        if skill is not None:
+            _load_entry(early, skill, "Skill")
+            loaded = _as_loaded(skill)
+        built[path] = Built(skill, loaded, diags[start:mid] if mid > start else (), diags[mid:] if len(diags) > mid else ())
+
+    def here(c: Candidate) -> None:
+        path = c[0]
         manifest = manifest_of(path)
         if manifest is not None:
             answers[manifest] = os.access(manifest, os.F_OK)
         try:
             st = os.stat(path)
         except OSError:
+            build(c)  # it explains the failure
             return
         scan.stats[path] = st
         if _will_read(st):
@@ -439,30 +471,31 @@ def _look_ahead(scan: _Scan, candidates: list[str], first: Callable[[], object],
                 _parsed(path, st)
             except OSError:
                 pass  # read again, and reported, by _load_entry
+        build(c)
 
-    def there(path: str) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
-        manifest = manifest_of(path)
-        return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
+    def there(c: Candidate) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
+        manifest = manifest_of(c[0])
+        return _ahead(c[0]), None if manifest is None else os.access(manifest, os.F_OK)
 
     observed = cache.observing()
 
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
         ahead, found = r  # the child's, as it publishes them; what it looked at is noted here (it records nothing)
-        path = candidates[i]
+        path = candidates[i][0]
         if found is not None:
             manifest = manifest_of(path)
             if manifest is not None:
                 answers[manifest] = found
                 if not found:  # a manifest found is looked at again here, before the plugins are loaded again
                     cache.note_stat(observed, manifest, None)
-        if ahead is None:
-            return  # its stat failed there: the scan takes it again here
-        fields, compact = ahead
-        st = os.stat_result(fields)
-        cache.note_stat(observed, path, st)  # the file's open and read are the same look
-        scan.stats[path] = st
-        if compact is not None:
-            _store_compact(path, st, compact)
+        if ahead is not None:  # else its stat failed there: the entry's own looks again here
+            fields, compact = ahead
+            st = os.stat_result(fields)
+            cache.note_stat(observed, path, st)  # the file's open and read are the same look
+            scan.stats[path] = st
+            if compact is not None:
+                _store_compact(path, st, compact)
+        build(candidates[i])
 
     parallel.from_both_ends(candidates, first, here, there, take)
     return answers
@@ -570,62 +603,76 @@ def _entry_name(e: os.DirEntry[str]) -> str:
 
 def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False,
                      listed: list[os.DirEntry[str]] | OSError | None = None,
-                     md_paths: list[str | None] | None = None) -> list[Skill]:
+                     md_paths: list[str | None] | None = None, built: dict[str, Built] | None = None) -> list[Skill]:
     """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
     directory's own order, as Claude Code announces folders found during a session). `listed`: `_list_root(root)`,
-    when it was listed ahead (its order is kept), with its `_skill_md_paths`."""
+    when it was listed ahead (its order is kept), with its `_skill_md_paths`; `built`: the entries the look-ahead
+    made already, by SKILL.md path (their diagnostics are given here, in order)."""
     entries = _list_root(root, keep_order) if listed is None else listed
     if isinstance(entries, OSError):
         if not isinstance(entries, FileNotFoundError):
             scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {entries.strerror or entries}")
         return []
-    stats = scan.stats
     found: list[Skill] = []
     for e, known in zip(entries, _skill_md_paths(entries) if md_paths is None else md_paths, strict=True):
-        path = known or e.path + _SKILL_MD  # None for an entry that is neither a folder nor a link: unused below
-        is_link = e.is_symlink()
-        try:
-            is_dir = e.is_dir()
-        except OSError:
-            is_dir = False
-        if not is_dir and not is_link:
-            if e.name == "SKILL.md":  # a skill was meant: the folder level is missing
-                scan.diag("error", "claude-loose-skill-file", e.path,
-                          "SKILL.md sits directly in a skills folder; Claude Code reads only <folder>/SKILL.md, so it "
-                          "is not loaded", fix="Move it into a folder named after the skill: <name>/SKILL.md")
-            elif e.name.endswith(".md"):
-                scan.diag("info", "claude-loose-md-ignored", e.path,
-                          f"{e.name} sits directly in a skills folder; only <folder>/SKILL.md is read",
-                          fix=f"Move it to {e.name[:-3]}/SKILL.md")
-            continue
-        if e.name == RESERVED_DIR:
-            continue
-        if is_link and not is_dir:
-            target = os.readlink(e.path) if is_link else ""
-            scan.diag("error", "claude-link-broken", e.path, f"the link points at {target!r}, which does not resolve (dangling or looping)",
-                      fix="Fix or remove the link")
-            continue
-        try:
-            st = stats.get(path) or os.stat(path)
-        except OSError as exc:
-            if isinstance(exc, PermissionError):
-                scan.diag("error", "claude-dir-unreadable", e.path,
-                          f"cannot read this skill folder: {exc.strerror or exc}; the skill is not loaded",
-                          fix="Give your user read and execute permission on the folder")
-            elif os.path.islink(path):
-                scan.diag("error", "claude-link-broken", path,
-                          f"SKILL.md is a link to {os.readlink(path)!r}, which does not resolve; the skill is not loaded",
-                          fix="Point the link at an existing SKILL.md or remove the folder")
-            else:
-                _explain_missing(scan, e.path)
-            continue
-        if st.st_size > MAX_SKILL_BYTES:
-            scan.diag("error", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
-                      fix="Move detail into referenced files")
-            continue
-        stats[path] = st
-        found.append(Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path))
+        early = built.get(known) if built and known else None
+        if early is None:
+            skill = _scan_entry(scan, e, known, root, source)
+        else:
+            skill = early.skill
+            scan.diags.extend(early.scan_diags)
+        if skill is not None:
+            found.append(skill)
     return found
+
+
+def _scan_entry(scan: _Scan, e: os.DirEntry[str], known: str | None, root: str, source: str) -> Skill | None:
+    """One entry of a skills folder (§3): its Skill when it is a folder or link holding SKILL.md within Claude Code's
+    size, else None, with a diagnostic where one is due. `known`: its `_skill_md_paths` path."""
+    path = known or e.path + _SKILL_MD  # None for an entry that is neither a folder nor a link: unused below
+    is_link = e.is_symlink()
+    try:
+        is_dir = e.is_dir()
+    except OSError:
+        is_dir = False
+    if not is_dir and not is_link:
+        if e.name == "SKILL.md":  # a skill was meant: the folder level is missing
+            scan.diag("error", "claude-loose-skill-file", e.path,
+                      "SKILL.md sits directly in a skills folder; Claude Code reads only <folder>/SKILL.md, so it "
+                      "is not loaded", fix="Move it into a folder named after the skill: <name>/SKILL.md")
+        elif e.name.endswith(".md"):
+            scan.diag("info", "claude-loose-md-ignored", e.path,
+                      f"{e.name} sits directly in a skills folder; only <folder>/SKILL.md is read",
+                      fix=f"Move it to {e.name[:-3]}/SKILL.md")
+        return None
+    if e.name == RESERVED_DIR:
+        return None
+    if is_link and not is_dir:
+        target = os.readlink(e.path) if is_link else ""
+        scan.diag("error", "claude-link-broken", e.path, f"the link points at {target!r}, which does not resolve (dangling or looping)",
+                  fix="Fix or remove the link")
+        return None
+    stats = scan.stats
+    try:
+        st = stats.get(path) or os.stat(path)
+    except OSError as exc:
+        if isinstance(exc, PermissionError):
+            scan.diag("error", "claude-dir-unreadable", e.path,
+                      f"cannot read this skill folder: {exc.strerror or exc}; the skill is not loaded",
+                      fix="Give your user read and execute permission on the folder")
+        elif os.path.islink(path):
+            scan.diag("error", "claude-link-broken", path,
+                      f"SKILL.md is a link to {os.readlink(path)!r}, which does not resolve; the skill is not loaded",
+                      fix="Point the link at an existing SKILL.md or remove the folder")
+        else:
+            _explain_missing(scan, e.path)
+        return None
+    if st.st_size > MAX_SKILL_BYTES:
+        scan.diag("error", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
+                  fix="Move detail into referenced files")
+        return None
+    stats[path] = st
+    return Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path)
 
 
 def load_skills_root(root: str, source: str, settings: Settings, keep_order: bool = False) -> tuple[list[Skill], list[Diagnostic]]:
@@ -733,7 +780,9 @@ def _discover(opts: Options) -> Catalog:
         found_plugins.append((plugins, ranked, items, diags, side))
 
     md_paths = [_skill_md_paths(entries) if isinstance(entries, list) else [] for entries in listed]
-    candidates = [path for mds in md_paths for path in mds if path is not None]
+    candidates = [(path, e, root, source) for (root, source), entries, mds in zip(roots, listed, md_paths)
+                  if isinstance(entries, list) for e, path in zip(entries, mds) if path is not None]
+    built: dict[str, Built] = {}
     looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
     if looked_ahead:
         # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
@@ -751,7 +800,7 @@ def _discover(opts: Options) -> Catalog:
             asked.append(path)
             return False
 
-        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifest_of)
+        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifest_of, built)
         if any(answers.get(p) is not False and plugin_mod.has_manifest(p) for p in asked):
             found_plugins.clear()
             load_plugins(False)
@@ -760,7 +809,7 @@ def _discover(opts: Options) -> Catalog:
     plugins, ranked, items, plugin_diags, side = found_plugins[0]
     scan.diags.extend(plugin_diags)
 
-    groups = [_scan_skills_dir(scan, root, source, listed=entries, md_paths=mds)
+    groups = [_scan_skills_dir(scan, root, source, listed=entries, md_paths=mds, built=built)
               for (root, source), entries, mds in zip(roots, listed, md_paths)]
 
     # Legacy commands: every root merged into one group, stable ICU sort (§2, §2.2).
@@ -787,6 +836,11 @@ def _discover(opts: Options) -> Catalog:
     _prefill(scan, legacy if looked_ahead else entries + disabled_items)
     loaded: dict[int, Loaded] = {}
     for s in entries:  # each entry's snapshot taken while it is at hand: a second pass over 6,000 cost ~5 ms
+        early = built.get(s.path) if built else None
+        if early is not None and early.skill is s:  # loaded by the look-ahead
+            scan.diags.extend(early.load_diags)
+            loaded[id(s)] = early.loaded or _as_loaded(s)
+            continue
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
         loaded[id(s)] = _as_loaded(s)
     loaded.update((id(s), _as_loaded(s)) for s in shipped_before + shipped_after)
