@@ -9,7 +9,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -431,11 +431,11 @@ class Built(Record):
 
 
 def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], object],
-                manifest_of: Callable[[str], str | None], built: dict[str, Built]) -> dict[str, bool]:
+                manifest_of: Callable[[str], str | None], built: list[Built | None]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
-    Each file's entry is made here as soon as its parse is at hand, into `built` (by path): the scan and the load
-    then take it from there. Anything missing (a child that failed) is done by them, in order, as in one process.
+    Each file's entry is made here as soon as its parse is at hand, into `built` (one place per candidate): the
+    scan and the load then take it from there. Anything missing (a child that failed) is done by them, in order, as in one process.
     `manifest_of(file)`: a path to check for existence (os.access) with that file, or None; returns {that path:
     found}."""
     from skilltui import cache, parallel
@@ -444,8 +444,8 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
     early = _Scan(scan.settings, stats=scan.stats)  # the entries' diagnostics, each entry's sliced off in turn
     diags = early.diags
 
-    def build(c: Candidate) -> None:
-        path, e, root, source = c
+    def build(i: int) -> None:
+        path, e, root, source = candidates[i]
         start = len(diags)
         skill = _scan_entry(early, e, path, root, source)
         mid = len(diags)
@@ -453,17 +453,17 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
         if skill is not None:
             _load_entry(early, skill, "Skill")
             loaded = _as_loaded(skill)
-        built[path] = Built(skill, loaded, diags[start:mid] if mid > start else (), diags[mid:] if len(diags) > mid else ())
+        built[i] = Built(skill, loaded, diags[start:mid] if mid > start else (), diags[mid:] if len(diags) > mid else ())
 
-    def here(c: Candidate) -> None:
-        path = c[0]
+    def here(i: int) -> None:
+        path = candidates[i][0]
         manifest = manifest_of(path)
         if manifest is not None:
             answers[manifest] = os.access(manifest, os.F_OK)
         try:
             st = os.stat(path)
         except OSError:
-            build(c)  # it explains the failure
+            build(i)  # it explains the failure
             return
         scan.stats[path] = st
         if _will_read(st):
@@ -471,11 +471,12 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
                 _parsed(path, st)
             except OSError:
                 pass  # read again, and reported, by _load_entry
-        build(c)
+        build(i)
 
-    def there(c: Candidate) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
-        manifest = manifest_of(c[0])
-        return _ahead(c[0]), None if manifest is None else os.access(manifest, os.F_OK)
+    def there(i: int) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
+        path = candidates[i][0]
+        manifest = manifest_of(path)
+        return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
 
     observed = cache.observing()
 
@@ -495,9 +496,9 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
             scan.stats[path] = st
             if compact is not None:
                 _store_compact(path, st, compact)
-        build(candidates[i])
+        build(i)
 
-    parallel.from_both_ends(candidates, first, here, there, take)
+    parallel.from_both_ends(range(len(candidates)), first, here, there, take)
     return answers
 
 
@@ -603,11 +604,13 @@ def _entry_name(e: os.DirEntry[str]) -> str:
 
 def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = False,
                      listed: list[os.DirEntry[str]] | OSError | None = None,
-                     md_paths: list[str | None] | None = None, built: dict[str, Built] | None = None) -> list[Skill]:
+                     md_paths: list[str | None] | None = None, built: Iterator[Built | None] | None = None,
+                     taken: list[Built | None] | None = None) -> list[Skill]:
     """§3: every folder or link directly in `root` holding exactly SKILL.md, in ICU order (`keep_order`: in the
     directory's own order, as Claude Code announces folders found during a session). `listed`: `_list_root(root)`,
-    when it was listed ahead (its order is kept), with its `_skill_md_paths`; `built`: the entries the look-ahead
-    made already, by SKILL.md path (their diagnostics are given here, in order)."""
+    when it was listed ahead (its order is kept), with its `_skill_md_paths`; `built`: what the look-ahead made of
+    each of those paths in turn (None: nothing), whose scan diagnostics are given here, in order; `taken`: where
+    the `Built` of each skill returned (or None) is appended, for the load to take."""
     entries = _list_root(root, keep_order) if listed is None else listed
     if isinstance(entries, OSError):
         if not isinstance(entries, FileNotFoundError):
@@ -615,14 +618,17 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
         return []
     found: list[Skill] = []
     for e, known in zip(entries, _skill_md_paths(entries) if md_paths is None else md_paths, strict=True):
-        early = built.get(known) if built and known else None
+        early = next(built) if built is not None and known is not None else None
         if early is None:
             skill = _scan_entry(scan, e, known, root, source)
         else:
             skill = early.skill
-            scan.diags.extend(early.scan_diags)
+            if early.scan_diags:
+                scan.diags.extend(early.scan_diags)
         if skill is not None:
             found.append(skill)
+            if taken is not None:
+                taken.append(early)
     return found
 
 
@@ -782,7 +788,7 @@ def _discover(opts: Options) -> Catalog:
     md_paths = [_skill_md_paths(entries) if isinstance(entries, list) else [] for entries in listed]
     candidates = [(path, e, root, source) for (root, source), entries, mds in zip(roots, listed, md_paths)
                   if isinstance(entries, list) for e, path in zip(entries, mds) if path is not None]
-    built: dict[str, Built] = {}
+    built: list[Built | None] = [None] * len(candidates)
     looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
     if looked_ahead:
         # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
@@ -809,7 +815,9 @@ def _discover(opts: Options) -> Catalog:
     plugins, ranked, items, plugin_diags, side = found_plugins[0]
     scan.diags.extend(plugin_diags)
 
-    groups = [_scan_skills_dir(scan, root, source, listed=entries, md_paths=mds, built=built)
+    ahead = iter(built) if looked_ahead else None  # the look-ahead's entries, in order
+    taken: list[Built | None] = []
+    groups = [_scan_skills_dir(scan, root, source, listed=entries, md_paths=mds, built=ahead, taken=taken)
               for (root, source), entries, mds in zip(roots, listed, md_paths)]
 
     # Legacy commands: every root merged into one group, stable ICU sort (§2, §2.2).
@@ -835,14 +843,15 @@ def _discover(opts: Options) -> Catalog:
     # only the legacy commands are left, and checking 6,000 entries again for nothing cost ~10 ms.
     _prefill(scan, legacy if looked_ahead else entries + disabled_items)
     loaded: dict[int, Loaded] = {}
-    for s in entries:  # each entry's snapshot taken while it is at hand: a second pass over 6,000 cost ~5 ms
-        early = built.get(s.path) if built else None
-        if early is not None and early.skill is s:  # loaded by the look-ahead
-            scan.diags.extend(early.load_diags)
+    # The skills folders' entries come first, each with what the look-ahead made of it (None: not made there).
+    for s, early in zip(entries, taken + [None] * (len(entries) - len(taken)), strict=True):
+        if early is not None:  # loaded by the look-ahead: its diagnostics are given here, in order
+            if early.load_diags:
+                scan.diags.extend(early.load_diags)
             loaded[id(s)] = early.loaded or _as_loaded(s)
             continue
         _load_entry(scan, s, fallbacks.get(s.source, "Skill"))
-        loaded[id(s)] = _as_loaded(s)
+        loaded[id(s)] = _as_loaded(s)  # each entry's snapshot taken while it is at hand
     loaded.update((id(s), _as_loaded(s)) for s in shipped_before + shipped_after)
     add_dir_labels = _add_dir_labels(add_dirs)
     ordered = _order(scan, entries, shipped_before, shipped_after, add_dir_labels)
