@@ -434,10 +434,10 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
                 manifest_of: Callable[[str], str | None], built: list[Built | None]) -> dict[str, bool]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
-    Each file's entry is made here as soon as its parse is at hand, into `built` (one place per candidate): the
-    scan and the load then take it from there. Anything missing (a child that failed) is done by them, in order, as in one process.
-    `manifest_of(file)`: a path to check for existence (os.access) with that file, or None; returns {that path:
-    found}."""
+    Each file's entry is made here as soon as its parse is at hand (`built`, one place per candidate), while the
+    other process parses: the scan and the load then take it. What is missing (a child that failed) they do
+    themselves, in order, as in one process. `manifest_of(file)`: a path to check for existence (os.access) with
+    that file, or None; returns {that path: found}."""
     from skilltui import cache, parallel
 
     answers: dict[str, bool] = {}
