@@ -1118,16 +1118,22 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
     overrides = skill_overrides(settings)
     cap = settings.description_cap() or DEFAULT_CAP
     # A conditional entry is set aside before the lookup (observed: its name does not block a display name).
-    names = {s.name for s in ordered if s.status not in (SHADOWED, INVALID, CONDITIONAL)} | UNLISTED_NAMES.get(VERSION, frozenset())
+    names = set(UNLISTED_NAMES.get(VERSION, frozenset()))
     first_with_display: dict[str, Skill] = {}
-    for s in ordered:
-        if s.status == LISTED and s.source in ("plugin", "plugin-command"):
-            s.display_name = _plugin_display(s)
-        if s.status == LISTED and s.display_name and s.source != "legacy-command":
-            first_with_display.setdefault(s.display_name, s)
+    for s in ordered:  # one pass for both
+        status = s.status
+        if status == LISTED:
+            if s.source in ("plugin", "plugin-command"):
+                s.display_name = _plugin_display(s)
+            if s.display_name and s.source != "legacy-command":
+                first_with_display.setdefault(s.display_name, s)
+        elif status in (SHADOWED, INVALID, CONDITIONAL):
+            continue
+        names.add(s.name)
     position = 0
     for s in ordered:
         if s.status != LISTED:
+            s.label = s.label or s.name
             continue
         if overrides:
             s.override = override_of(s, overrides) or s.override
@@ -1146,6 +1152,7 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
                           f"{s.name} has neither description nor when_to_use; not listed for the model (typing it works)",
                           fix="Add a description: line to its frontmatter")
         if s.status != LISTED:
+            s.label = s.label or s.name
             continue
         s.label = label_for(s, names, first_with_display) if s.override != "name-only" else s.name
         if not s.shipped and s.override != "name-only" and _capped(s, cap):
@@ -1158,6 +1165,3 @@ def _apply_filters(scan: _Scan, ordered: list[Skill], settings: Settings) -> Non
                       f"frontmatter name {s.display_name!r} differs from {s.name!r} but cannot be shown in the label")
         s.order = position
         position += 1
-    for s in ordered:
-        if not s.label:
-            s.label = s.name
