@@ -106,17 +106,18 @@ SHARED_BYTES = 64 << 20  # the frames' shared memory: address space only; pages 
 
 
 def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callable[[T], object],
-                   there: Callable[[T], Any], take: Callable[[int, Any], object] | None = None) -> dict[int, Any] | None:
+                   there: Callable[[T], Any], take: Callable[[int, Any], object]) -> dict[int, bool] | None:
     """Shares `items` with a forked child from the start: the child computes `there(item)` from the last item
     backwards while this process runs `first()` (its own work, that no child can do) and then `here(item)` from the
     first item onwards, until the two meet. Neither waits for a fixed half: whoever has less of its own work takes
-    more items. Returns {index: result} of the items the child did (a result of None: not done), having run `here`
-    on every other item; None when no child was made (`first` and `here` on every item ran here then).
+    more items. Each result the child sends is handed to `take(index, result)` here, and not kept; returns {index:
+    whether its result came} for the items the child did (one that failed there is this process's to do), having
+    run `here` on every other item; None when no child was made (`first` and `here` on every item ran here then).
 
     The child publishes its results a batch at a time (marshal frames in shared memory, announced through a pipe),
-    and this process decodes them between its own items, handing each to `take(index, result)` at once when given:
-    so little is left to decode when the two meet, whatever the number of items (one message of 10,000 results took
-    longer to send and read back than the child had saved).
+    and this process decodes them between its own items, handing each over at once: so little is left to decode
+    when the two meet, whatever the number of items (one message of 10,000 results took longer to send and read
+    back than the child had saved).
 
     The two claim items through two counters in shared memory (this process's next index, the child's lowest). Each
     claims an item before doing it and stops when the other's counter reaches its own: at most the item where they
@@ -179,7 +180,7 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
     os.close(note_w)
     os.set_blocking(note_r, False)
     started = time.monotonic()
-    got: dict[int, Any] = {}
+    got: dict[int, bool] = {}
     reader = _Frames(frames, note_r, n, got, take)
     done = 0
     try:
@@ -205,8 +206,8 @@ def from_both_ends(items: Sequence[T], first: Callable[[], object], here: Callab
         return {}
     low, results = tail
     for i, r in enumerate(results):
-        got[low + i] = r
-        if take is not None and r is not None:
+        got[low + i] = r is not None
+        if r is not None:
             take(low + i, r)
     for item in items[done:low]:  # cannot happen (the child stops where this side is); kept for safety
         here(item)
@@ -217,8 +218,8 @@ class _Frames:
     """This process's side of the child's published frames, each [top, results of items top-1, top-2, ...], the
     first with top = n and each next one starting where the last ended (`bottom`)."""
 
-    def __init__(self, frames: mmap.mmap, notes: int, n: int, got: dict[int, Any],
-                 take: Callable[[int, Any], object] | None) -> None:
+    def __init__(self, frames: mmap.mmap, notes: int, n: int, got: dict[int, bool],
+                 take: Callable[[int, Any], object]) -> None:
         self.frames, self.notes, self.got, self.take = frames, notes, got, take
         self.read_to = self.published = self.freed = 0
         self.bottom = n  # the lowest index published so far
@@ -248,8 +249,8 @@ class _Frames:
                 if top != self.bottom or not isinstance(results, list) or not 0 < len(results) <= top:
                     raise ValueError("a frame out of place")
                 for k, r in enumerate(results):
-                    self.got[top - 1 - k] = r
-                    if self.take is not None and r is not None:
+                    self.got[top - 1 - k] = r is not None
+                    if r is not None:
                         self.take(top - 1 - k, r)
                 self.bottom = top - len(results)
                 self.read_to = start + size

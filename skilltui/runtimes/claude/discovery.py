@@ -454,6 +454,7 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
             _load_entry(early, skill, "Skill")
             loaded = _as_loaded(skill)
         built[i] = Built(skill, loaded, diags[start:mid] if mid > start else (), diags[mid:] if len(diags) > mid else ())
+        scan.stats.pop(path, None)  # its entry holds what it needs of it: the stat's memory serves the next file
 
     def here(i: int) -> None:
         path = candidates[i][0]
