@@ -1,9 +1,11 @@
 """Discovery, the command line, first paint, listing recompute, preview and memory on a big generated tree (issues 8, 15).
 
-Run: python bench/bench_discovery.py [--skills 5000 --plugins 50 --runs 5 --dir DIR --keep --only-cli]
+Run: python bench/bench_discovery.py [--skills 5000 --plugins 50 --runs 5 --dir DIR --keep --only-cli | --scaling 20000]
 (not a test; prints medians and the machine they were measured on). `--only-cli` measures discovery in this process
 and `skilltui list --json` as a process, cold (empty cache), warm, --no-cache and --pretty, against the raw-read floor
-process, with CPU times, the import time and peak memory of a `list` run. The tree comes from bench/gen_tree.py; the two
+process, with CPU times, the import time and peak memory of a `list` run. `--scaling 20000` measures cold `list --json`
+on this tree and on a second one of 20,000 user skills, interleaved run by run, for issue 15's scaling target (the
+bigger tree's ratio no worse). The trees come from bench/gen_tree.py; the two
 preview files are the corpus's median-size SKILL.md and its largest (292 KB), copied in as project skills when the
 corpus is present (--corpus), else a generated median skill and a generated 292 KB one.
 """
@@ -470,6 +472,54 @@ def bench_processes(root: str, catalog, runs: int) -> None:
           f"{verdict(max(float(probes['cold'][3]), float(probes['no-cache'][3])) <= 150)}")
 
 
+# ---------------------------------------------------------------- (g) scaling: two trees measured together
+def bench_scaling(trees: dict[str, str], runs: int) -> None:
+    """Issue 15's scaling target: `list --json` cold (a fresh, empty cache each run) against the floor process, on
+    two trees in the same runs: each iteration runs the floor and the command on one tree, then on the other, so that
+    both ratios are taken under the same load (this VM's speed moves by tens of percent from one quarter hour to the
+    next, more than the difference being measured). The bigger tree's ratio must be no worse."""
+    work = tempfile.mkdtemp(prefix="skilltui-bench-scaling-")
+    repo = str(Path(__file__).resolve().parents[1])
+    runs_of: dict[str, tuple[list[str], list[str], dict[str, str]]] = {}
+    for label, root in trees.items():
+        roots, commands = floor_files(discover(options(root)))
+        spec_file = os.path.join(work, f"floor-{label}.json")
+        Path(spec_file).write_text(json.dumps({"roots": roots, "commands": commands}))
+        opts = options(root)
+        cmd = [sys.executable, "-m", "skilltui", "--cwd", opts.cwd, "--home", opts.home, "--managed-dir",
+               opts.managed_dir, "list", "--json"]
+        env = dict(os.environ, HOME=opts.home, PYTHONPATH=repo, PYTHONPYCACHEPREFIX=os.path.join(work, "pycache"))
+        for name in ("SKILLTUI_NO_CACHE", "PYTHONDONTWRITEBYTECODE"):
+            env.pop(name, None)
+        runs_of[label] = ([sys.executable, "-c", FLOOR, spec_file], cmd, env)
+        run_timed(cmd, dict(env, XDG_CACHE_HOME=os.path.join(work, f"prime-{label}")))  # byte code, page cache
+        run_timed(runs_of[label][0], env)
+    ratios: dict[str, list[float]] = {label: [] for label in trees}
+    walls: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
+    loads = []
+    for i in range(runs):
+        loads.append(os.getloadavg()[0])
+        for label, (floor_argv, cmd, env) in runs_of.items():
+            floor = run_timed(floor_argv, env)[0]
+            environ = dict(env, XDG_CACHE_HOME=os.path.join(work, f"cold-{label}-{i}"))
+            ours = run_timed(cmd, environ)[0]
+            settle(environ["XDG_CACHE_HOME"])
+            ratios[label].append(ours / floor)
+            walls[label].append((ours * 1000, floor * 1000))
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"(g) scaling: `skilltui list --json` cold against the floor process, {runs} interleaved runs on each tree "
+          f"(load average {min(loads):.1f}-{max(loads):.1f}); each ratio from its own run's floor")
+    medians = {label: statistics.median(r) for label, r in ratios.items()}
+    for label, r in ratios.items():
+        ours = statistics.median(w for w, _ in walls[label])
+        floor = statistics.median(f for _, f in walls[label])
+        print(f"    {label:<8} median {medians[label]:.2f}x (min {min(r):.2f}x, max {max(r):.2f}x; {ours:.0f} ms vs "
+              f"{floor:.0f} ms)")
+    small, big = list(medians)
+    print(f"    {big} no worse than {small}: {verdict(medians[big] <= medians[small])}; cold <= 2.5x at {small}: "
+          f"{verdict(medians[small] <= 2.5)}")
+
+
 # ---------------------------------------------------------------- (e) peak memory of fresh processes
 def child(kind: str, root: str) -> None:
     opts = options(root)
@@ -520,27 +570,26 @@ def main() -> None:
     ap.add_argument("--corpus", default=CORPUS)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--only-cli", action="store_true", help="only (a) and (f): discovery and the command line")
+    ap.add_argument("--scaling", type=int, metavar="SKILLS",
+                    help="only (g): cold `list --json` on this tree and on one of SKILLS user skills (with --dir, made "
+                         "beside it as DIR-SKILLS), interleaved run by run")
     a = ap.parse_args()
     if a.child:
         return child(*a.child)
 
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
+    big = (a.dir + f"-{a.scaling}" if a.dir else tempfile.mkdtemp(prefix="skilltui-bench-")) if a.scaling else None
     try:
         t0 = time.perf_counter()
-        marker = os.path.join(root, "bench-tree.json")
-        wanted = json.dumps({"skills": a.skills, "plugins": a.plugins, "per_plugin": a.per_plugin})
-        if os.path.exists(marker) and Path(marker).read_text() == wanted:
-            print(f"reusing the tree in {root} (same options and seed: the same tree)")
-        elif os.path.exists(root) and os.listdir(root):
-            sys.exit(f"{root} is not empty and holds no tree made with these options; choose another --dir")
-        else:
-            generate(root, a.skills, a.plugins, a.per_plugin)
-            Path(marker).write_text(wanted)
-        previews = add_preview_skills(os.path.join(root, "project"), a.corpus)
+        previews = prepare_tree(root, a.skills, a.plugins, a.per_plugin, a.corpus)
         print(f"machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
               f"Python {platform.python_version()}")
         print(f"tree: {a.skills} user skills + {a.plugins} plugins x {a.per_plugin} skills + 2 preview skills in {root} "
               f"(generated in {time.perf_counter() - t0:.0f} s); medians of {a.runs} runs, warm page cache")
+        if big is not None:
+            prepare_tree(big, a.scaling, a.plugins, a.per_plugin, a.corpus)
+            print(f"second tree: {a.scaling} user skills, the same plugins, in {big}")
+            return bench_scaling({f"{a.skills:,}": root, f"{a.scaling:,}": big}, a.runs)
         opts = options(root)
         catalog = bench_discovery(opts, a.runs)
         bench_processes(root, catalog, a.runs)
@@ -551,8 +600,23 @@ def main() -> None:
         bench_preview_engine(catalog, previews, a.runs)
         bench_memory(root)
     finally:
-        if not a.keep and not a.dir:
-            shutil.rmtree(root, ignore_errors=True)
+        for folder in (root, big):
+            if folder and not a.keep and not a.dir:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def prepare_tree(root: str, skills: int, plugins: int, per_plugin: int, corpus: str) -> dict[str, str]:
+    """The generated tree in `root` (reused when it was made with the same options), with the two preview skills."""
+    marker = os.path.join(root, "bench-tree.json")
+    wanted = json.dumps({"skills": skills, "plugins": plugins, "per_plugin": per_plugin})
+    if os.path.exists(marker) and Path(marker).read_text() == wanted:
+        print(f"reusing the tree in {root} (same options and seed: the same tree)")
+    elif os.path.exists(root) and os.listdir(root):
+        sys.exit(f"{root} is not empty and holds no tree made with these options; choose another --dir")
+    else:
+        generate(root, skills, plugins, per_plugin)
+        Path(marker).write_text(wanted)
+    return add_preview_skills(os.path.join(root, "project"), corpus)
 
 
 if __name__ == "__main__":

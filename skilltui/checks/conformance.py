@@ -408,6 +408,27 @@ def _yaml_fix(error: BaseException) -> str:
     return "Fix the YAML syntax at the line shown."
 
 
+def _load(text: str) -> StrictDoc | Refusal:
+    """The frontmatter as strictyaml loads it, or the refusal the fast path finds without the parser. The refusal is
+    returned, not raised: a raised exception held in a local keeps its frame (and the file's text) in a cycle, which a
+    command-line run never collects."""
+    doc = fast_load(text)
+    if doc is not None:
+        return doc
+    return fast_refusal(text) or strict_load(text)
+
+
+def _yaml_failure(error: BaseException, text: str) -> _ParseFailure:
+    """The failure for a frontmatter the YAML parser (or the fast path) refused."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    position = getattr(error, "position", None)
+    if line is None and position is not None:  # ReaderError
+        line = text[:position].count("\n") + 1
+    message = "out of memory" if isinstance(error, MemoryError) else format_yaml_error(error)
+    return _ParseFailure(f"Invalid YAML in frontmatter: {message}", "spec-yaml-invalid", line, _yaml_fix(error))
+
+
 def _parse(content: str) -> _Parsed | _ParseFailure:
     """skills-ref parse_frontmatter, returning a failure (message + diagnostic details) instead of raising."""
     if not content.startswith("---"):
@@ -434,23 +455,14 @@ def _parse(content: str) -> _Parsed | _ParseFailure:
             "Keep the frontmatter to name, description and a few short fields.",
         )
     try:
-        doc = fast_load(frontmatter_str)
-        if doc is None:
-            refusal = fast_refusal(frontmatter_str)
-            if refusal is not None:
-                raise refusal
-            doc = strict_load(frontmatter_str)
+        doc = _load(frontmatter_str)
     except Exception as exc:  # only the YAML parser raises a YAMLError: it is loaded when one is raised
         error = sys.modules.get("yaml.error")
-        if not isinstance(exc, (MemoryError, Refusal)) and not (error is not None and isinstance(exc, error.YAMLError)):
+        if not isinstance(exc, MemoryError) and not (error is not None and isinstance(exc, error.YAMLError)):
             raise
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        position = getattr(exc, "position", None)
-        if line is None and position is not None:  # ReaderError
-            line = frontmatter_str[:position].count("\n") + 1
-        text = "out of memory" if isinstance(exc, MemoryError) else format_yaml_error(exc)
-        return _ParseFailure(f"Invalid YAML in frontmatter: {text}", "spec-yaml-invalid", line, _yaml_fix(exc))
+        return _yaml_failure(exc, frontmatter_str)
+    if isinstance(doc, Refusal):
+        return _yaml_failure(doc, frontmatter_str)
     metadata = doc.data
     if not isinstance(metadata, dict):
         return _ParseFailure(

@@ -593,7 +593,7 @@ def _list_root(root: str, keep_order: bool = False) -> list[os.DirEntry[str]] | 
         with os.scandir(root) as it:
             entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
     except OSError as exc:
-        return exc
+        return exc.with_traceback(None)  # its traceback would hold the caller's frame (and so every local) in a cycle
     if not keep_order:
         collate(entries, _entry_name)
     return entries

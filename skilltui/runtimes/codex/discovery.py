@@ -426,7 +426,7 @@ class _Events:
                     known.add(anchor)
                 self.items.append(event)
         except yaml.YAMLError as exc:
-            self.error = exc
+            self.error = exc.with_traceback(None)  # its traceback would hold this object (via the frame) in a cycle
         except (RecursionError, ValueError) as exc:
             self.error = yaml.YAMLError(exc.__class__.__name__)
         self.pos = 0

@@ -148,10 +148,8 @@ def _load_yaml(block: str) -> object:
         # The regex leaves the block's last line break out; js-yaml still ends a `|`/`>` scalar with one, PyYAML
         # only when the text has it.
         return yaml.load(block + "\n", Loader=_Loader)
-    except yaml.YAMLError as exc:
-        return exc
-    except (RecursionError, ValueError, OverflowError, TypeError) as exc:
-        return exc
+    except (yaml.YAMLError, RecursionError, ValueError, OverflowError, TypeError) as exc:
+        return exc.with_traceback(None)  # a traceback kept would hold the callers' frames alive in a cycle
 
 
 # ---------------------------------------------------------------- the line reader (parseSimpleFrontmatter)
