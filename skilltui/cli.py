@@ -7,9 +7,10 @@ import contextlib
 import gc
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from skilltui import __version__, units
 from skilltui.runtimes import REGISTRY
@@ -313,9 +314,24 @@ def _write_chunks(chunks: Sequence[bytes]) -> None:
             sys.stdout.write(chunk.decode("utf-8", "surrogateescape"))
         return
     sys.stdout.flush()
+    if sum(map(len, chunks)) > 1 << 16:
+        _widen_pipe(sys.stdout)
     for chunk in chunks:
         buffer.write(chunk)
     buffer.flush()
+
+
+def _widen_pipe(stream: TextIO) -> None:
+    """Where stdout is a pipe, its capacity raised to 1 MiB (Linux's usual limit for a user): a big answer then goes
+    out in a few writes, instead of one wake-up of the reader every 64 KiB. Nothing changes elsewhere."""
+    try:
+        import fcntl
+
+        fd = stream.fileno()
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (OSError, ValueError, AttributeError, ImportError):
+        pass
 
 
 def _suggest(wanted: str, names: Sequence[str], limit: int = 3) -> str:

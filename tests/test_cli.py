@@ -243,3 +243,30 @@ def test_the_full_yaml_parser_still_loads_when_needed():
     from skilltui.frontmatter import load_yaml12
 
     assert load_yaml12("a: [1, 2]\nb: yes\nc: 0x10\nd: .inf\n") == {"a": [1, 2], "b": "yes", "c": 16, "d": float("inf")}
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_GETPIPE_SZ"), reason="pipe capacity is Linux's")
+def test_a_big_answer_widens_a_pipe_and_nothing_else(tmp_path):
+    """`list --json` of thousands of skills (12 MB at 20,000) into a pipe: its capacity is raised to 1 MiB, so the
+    reader is woken a few times rather than every 64 KiB. A file, or a pipe the system will not widen, is left as
+    it is, without a word."""
+    import fcntl
+
+    try:
+        if int(Path("/proc/sys/fs/pipe-max-size").read_text()) < 1 << 20:
+            pytest.skip("this system caps pipes below 1 MiB")
+    except (OSError, ValueError):
+        pass
+    r, w = os.pipe()
+    try:
+        with os.fdopen(w, "w", closefd=False) as out:
+            before = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+            cli._widen_pipe(out)
+            assert before < 1 << 20 <= fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+    finally:
+        os.close(r)
+        os.close(w)
+    with open(tmp_path / "out.json", "w") as f:
+        cli._widen_pipe(f)  # a regular file: nothing to do, nothing raised
+        f.write("{}")
+    assert (tmp_path / "out.json").read_text() == "{}"
