@@ -31,6 +31,8 @@ CODES: dict[str, Code] = {
     # ---- Claude Code 2.1.332: skills and commands (runtimes/claude/discovery.py)
     "claude-unreadable": Code(_E, "Claude Code cannot read the file and does not load the skill"),
     "claude-dir-unreadable": Code(_E, "Claude Code cannot list the skills or commands folder and loads nothing in it"),
+    "claude-dir-capped": Code(_W, "skilltui shows the first 20,000 entries of a folder (a bound on hostile folders); "
+                                  "Claude Code reads the others too"),
     "claude-link-broken": Code(_E, "the link does not resolve; Claude Code does not load the skill"),
     "claude-skill-too-large": Code(_E, "Claude Code skips a SKILL.md over 1,000,000 bytes"),
     "claude-skill-md-lowercase": Code(_E, "Claude Code reads SKILL.md only (case-sensitive); skill.md is never read"),

@@ -632,3 +632,24 @@ def test_every_read_goes_through_fsio():
             if READS.search(code) and '"""' not in code and "resources.files" not in code:
                 offenders.append(f"skilltui/{rel}:{n}: {line.strip()}")
     assert offenders == []
+
+
+# ---------------------------------------------------------------- a folder over skilltui's bound says so
+@pytest.mark.parametrize("skills", [3, 4])
+def test_a_folder_over_the_entry_bound_is_reported_not_silently_cut(tmp_path, monkeypatch, capsys, skills):
+    """skilltui lists at most MAX_ENTRIES_PER_DIR entries of a folder (a bound on hostile folders; 20,000). Claude
+    Code has no such bound, so a folder over it used to lose skills without a word: now a warning names the folder.
+    A folder exactly at the bound is read whole, with no warning (one entry more is read to tell the two apart).
+    The bound is lowered to 3 here."""
+    from skilltui.runtimes.claude import discovery
+
+    monkeypatch.setattr(discovery, "MAX_ENTRIES_PER_DIR", 3)
+    w = World(tmp_path, monkeypatch, capsys).write({f"{U}/s{i}/SKILL.md": md(f"skill {i}") for i in range(skills)})
+    capped = w.diags("claude-dir-capped")
+    users = [e for e in w.entries() if e["source"] == "user"]
+    assert len(users) == 3
+    if skills == 3:
+        assert capped == []
+    else:
+        assert len(capped) == 1 and capped[0]["path"].endswith(".claude/skills") and "20,000" not in capped[0]["message"]
+        assert capped[0]["severity"] == "warning" and "more than 3 entries" in capped[0]["message"]

@@ -584,16 +584,24 @@ def _name(s: Skill) -> str:
     return s.name
 
 
-def _list_root(root: str, keep_order: bool = False) -> list[os.DirEntry[str]] | OSError:
-    """The folder's entries (the first MAX_ENTRIES_PER_DIR the system gives), in ICU order of their names unless
-    `keep_order`. Sorted before anything is made of them, so that the files are parsed and the entries built in the
-    listing's order: each later pass over thousands of entries then walks memory in the order it was written (the
-    passes after parsing took a fifth less time on 20,000 skills than when built in directory order, then sorted)."""
+def _list_root(root: str, keep_order: bool = False, scan: _Scan | None = None) -> list[os.DirEntry[str]] | OSError:
+    """The folder's entries (the first MAX_ENTRIES_PER_DIR the system gives; `scan` is told when there were more), in
+    ICU order of their names unless `keep_order`. Sorted before anything is made of them, so that the files are parsed
+    and the entries built in the listing's order: each later pass over thousands of entries then walks memory in the
+    order it was written (the passes after parsing took a fifth less time on 20,000 skills than when built in
+    directory order, then sorted)."""
     try:
         with os.scandir(root) as it:
-            entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR), it)]
+            entries = [e for _, e in zip(range(MAX_ENTRIES_PER_DIR + 1), it)]  # one more: to know there were more
     except OSError as exc:
         return exc.with_traceback(None)  # its traceback would hold the caller's frame (and so every local) in a cycle
+    if len(entries) > MAX_ENTRIES_PER_DIR:
+        del entries[MAX_ENTRIES_PER_DIR:]
+        if scan is not None:
+            scan.diag("warning", "claude-dir-capped", root,
+                      f"this folder holds more than {MAX_ENTRIES_PER_DIR:,} entries; skilltui reads the first "
+                      f"{MAX_ENTRIES_PER_DIR:,} the system lists and shows no skill of the others, which Claude Code "
+                      "still reads", fix="Split the folder, or move what is not a skill elsewhere")
     if not keep_order:
         collate(entries, _entry_name)
     return entries
@@ -612,7 +620,7 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
     when it was listed ahead (its order is kept), with its `_skill_md_paths`; `built`: what the look-ahead made of
     each of those paths in turn (None: nothing), whose scan diagnostics are given here, in order; `taken`: where
     the `Built` of each skill returned (or None) is appended, for the load to take."""
-    entries = _list_root(root, keep_order) if listed is None else listed
+    entries = _list_root(root, keep_order, scan) if listed is None else listed
     if isinstance(entries, OSError):
         if not isinstance(entries, FileNotFoundError):
             scan.diag("error", "claude-dir-unreadable", root, f"cannot read this skills folder: {entries.strerror or entries}")
@@ -765,7 +773,7 @@ def _discover(opts: Options) -> Catalog:
     roots += [(os.path.join(d, ".claude", "skills"), "project") for d in walk]
     add_dirs = [os.path.abspath(d) for d in opts.add_dirs]
     roots += [(os.path.join(d, ".claude", "skills"), "add-dir") for d in add_dirs]
-    listed = [_list_root(root) for root, _ in roots]
+    listed = [_list_root(root, scan=scan) for root, _ in roots]
 
     # The plugins and their items, found with their own scan (their diagnostics follow the legacy commands'); on a
     # big cold scan this runs while a child process starts on the skills folders' files (_look_ahead).
