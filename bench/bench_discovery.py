@@ -513,7 +513,7 @@ def bench_scaling(trees: dict[str, str], runs: int) -> None:
     for label, r in ratios.items():
         ours = statistics.median(w for w, _ in walls[label])
         floor = statistics.median(f for _, f in walls[label])
-        print(f"    {label:<8} median {medians[label]:.2f}x (min {min(r):.2f}x, max {max(r):.2f}x; {ours:.0f} ms vs "
+        print(f"    {label:<19} median {medians[label]:.2f}x (min {min(r):.2f}x, max {max(r):.2f}x; {ours:.0f} ms vs "
               f"{floor:.0f} ms)")
     small, big = list(medians)
     print(f"    {big} no worse than {small}: {verdict(medians[big] <= medians[small])}; cold <= 2.5x at {small}: "
@@ -589,7 +589,7 @@ def main() -> None:
         if big is not None:
             prepare_tree(big, a.scaling, a.plugins, a.per_plugin, a.corpus)
             print(f"second tree: {a.scaling} user skills, the same plugins, in {big}")
-            return bench_scaling({f"{a.skills:,}": root, f"{a.scaling:,}": big}, a.runs)
+            return bench_scaling({f"{a.skills:,} user skills": root, f"{a.scaling:,} user skills": big}, a.runs)
         opts = options(root)
         catalog = bench_discovery(opts, a.runs)
         bench_processes(root, catalog, a.runs)

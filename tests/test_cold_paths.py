@@ -7,6 +7,7 @@ import argparse
 import io
 import json
 import os
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -733,14 +734,31 @@ def test_skill_json_text_is_the_encoders_text(name, label, strings, order, shipp
 
 
 # ---------------------------------------------------------------- no garbage left in cycles
+def _cyclic_garbage(run: Callable[[], object]) -> list[object]:
+    """What `run()` leaves in reference cycles, run with the collector off as a command-line run is."""
+    import gc
+
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        run()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
+
+
 @pytest.mark.parametrize("runtime", ["claude", "codex", "omp", "gemini"])
 def test_discovery_leaves_no_reference_cycles(tmp_path, runtime):
     """A command-line run keeps the cyclic collector off (its passes cost more than they free), so whatever a
     discovery leaves in a reference cycle stays until the process ends. An exception kept as a value (a folder that
     is missing, a YAML error) with its traceback held the frames that made it, and with them every local of the
     discovery: 13 MB at 20,000 skills. Missing folders, broken YAML and good skills, in every runtime's places."""
-    import gc
-
     from skilltui import runtimes
 
     good, bad = md("Fine"), "---\ndescription: [unclosed\nname: x: y\n---\nBody\n"
@@ -755,27 +773,15 @@ def test_discovery_leaves_no_reference_cycles(tmp_path, runtime):
     opts = Options(cwd=str(tmp_path / "proj"), home=home, managed_dir=str(tmp_path / "managed"), env={"HOME": home},
                    runtime=runtime)
     runtimes.discover(opts)  # imports and module caches first: what stays for the process is not a discovery's
-    gc.collect()
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        catalog = runtimes.discover(opts)
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was:
-            gc.enable()
-    assert catalog.skills and left == [], left[:20]
+    catalogs: list[Catalog] = []
+    left = [type(o).__name__ for o in _cyclic_garbage(lambda: catalogs.append(runtimes.discover(opts)))]
+    assert catalogs[0].skills and left == [], left[:20]
 
 
 def test_doctor_leaves_no_frames_in_cycles(tmp_path, capsys):
     """The doctor's conformance lens raised the refusal its fast path found (here an unquoted `: ` in a description)
     from a local: each such file left the frames of the whole check (and the catalog they held) in a cycle, 42,000
     objects on the bench tree. Only the argument parser's own cycles may be left."""
-    import gc
     import types
 
     build(tmp_path, {"home/.claude/skills/colon/SKILL.md": "---\nname: colon\ndescription: After: use it.\n---\nBody\n",
@@ -783,17 +789,5 @@ def test_doctor_leaves_no_frames_in_cycles(tmp_path, capsys):
     home = str(tmp_path / "home")
     argv = ["--cwd", str(tmp_path), "--home", home, "--managed-dir", str(tmp_path / "managed"), "doctor", "--json"]
     cli.main(argv)  # imports and module caches first
-    gc.collect()
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        cli.main(argv)
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        left = [o for o in gc.garbage if isinstance(o, (types.FrameType, BaseException, Skill))]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was:
-            gc.enable()
+    left = [o for o in _cyclic_garbage(lambda: cli.main(argv)) if isinstance(o, (types.FrameType, BaseException, Skill))]
     assert "mapping values are not allowed" in capsys.readouterr().out and left == [], left[:5]

@@ -464,14 +464,14 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
         try:
             st = os.stat(path)
         except OSError:
-            build(i)  # it explains the failure
-            return
-        scan.stats[path] = st
-        if _will_read(st):
-            try:
-                _parsed(path, st)
-            except OSError:
-                pass  # read again, and reported, by _load_entry
+            st = None  # the entry's own look explains the failure
+        if st is not None:
+            scan.stats[path] = st
+            if _will_read(st):
+                try:
+                    _parsed(path, st)
+                except OSError:
+                    pass  # read again, and reported, by _load_entry
         build(i)
 
     def there(i: int) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
