@@ -152,8 +152,7 @@ sys.argv = ["skilltui", *sys.argv[1:]]
 null = os.open(os.devnull, os.O_WRONLY)
 out = os.dup(1)
 os.dup2(null, 1)
-cli._LEAVING = True
-cli.main()
+cli.main(ends_after=True)  # as cli.run() calls it: the process ends after the command
 sys.stdout.flush()
 os.dup2(out, 1)
 mark("end")

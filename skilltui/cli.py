@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from skilltui import __version__, units
+from skilltui import __version__, leaving, units
 from skilltui.runtimes import REGISTRY
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ def _cached_chunks(args: argparse.Namespace, opts: Options,
         return compute(opts)
     return cache.cached_chunks(_cache_parts(args, opts), opts.env,
                                lambda env: compute(replace(opts, env=env)),  # type: ignore[arg-type]
-                               later=_AFTER_EXIT if _LEAVING else None)
+                               later=_AFTER_EXIT if leaving.active() else None)
 
 
 def _write_chunks(chunks: Sequence[bytes]) -> None:
@@ -388,6 +388,7 @@ def _list_chunks(catalog: Catalog, opts: Options, args: argparse.Namespace) -> l
     20,000 skills they were most of the peak memory). Pretty JSON goes through `_json_bytes` whole."""
     data = _list_json(catalog, opts, args.all, lazy_skills=True)
     skills: list[Skill] = data["skills"]  # type: ignore[assignment]
+    leaving.keep(catalog, data)  # a process that ends after this answer does not free them one by one
     del catalog  # the listed entries stay alive through `skills`
     if getattr(args, "pretty", False) or sys.stdout.isatty():
         data["skills"] = [s.to_json() for s in skills]
@@ -428,7 +429,7 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
-        if was_enabled and not _LEAVING:
+        if was_enabled and not leaving.active():
             gc.enable()
 
 
@@ -695,7 +696,6 @@ COMMANDS = {"list": cmd_list, "show": cmd_show, "resolve": cmd_resolve, "plugins
 
 
 _TUI_STARTED = False  # set when main() runs the TUI: its threads and terminal get the interpreter's usual exit
-_LEAVING = False  # set by run(): the process ends when the command returns (main() called in a process goes on)
 # Work for after the answer is out (storing a new cached answer): run() does it in a detached process, so neither
 # the caller's wait for this process nor its read of the output waits for it.
 _AFTER_EXIT: list[Callable[[], None]] = []
@@ -706,9 +706,7 @@ def run() -> NoReturn:
     teardown. Freeing a big catalog's objects one by one at exit took longer than a cold `list --json` spends on
     its answer; the process ends anyway. The exit handlers still run (the demo removes its folder), and stdout
     and stderr are flushed."""
-    global _LEAVING
-    _LEAVING = True
-    code = main()
+    code = main(ends_after=True)
     if _TUI_STARTED:
         raise SystemExit(code)
     import atexit
@@ -805,7 +803,8 @@ def _plain_list_args(argv: Sequence[str]) -> argparse.Namespace | None:
     return argparse.Namespace(**{**out, **before, **after, "command": "list"})
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, ends_after: bool = False) -> int:
+    """The command line; `ends_after`: the process ends when a command returns (`run`; the TUI is not a command)."""
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate from a non-UTF-8 file name must not end the program
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
@@ -842,6 +841,8 @@ def main(argv: list[str] | None = None) -> int:
             print(NO_TERMINAL, file=sys.stderr)
             return EXIT_USAGE
         opts = options_from(args)
+        if ends_after and args.command is not None:
+            leaving.start()  # what the command would free just before the end is kept (skilltui/leaving.py)
         if args.command is None:
             from skilltui.tui.app import run_app
 

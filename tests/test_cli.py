@@ -270,3 +270,47 @@ def test_a_big_answer_widens_a_pipe_and_nothing_else(tmp_path):
         cli._widen_pipe(f)  # a regular file: nothing to do, nothing raised
         f.write("{}")
     assert (tmp_path / "out.json").read_text() == "{}"
+
+
+def test_a_leaving_process_keeps_what_it_would_free_and_no_other_does(monkeypatch, tmp_path):
+    """`cli.run()` ends the process right after the command: what the command would free object by object just
+    before (the catalog, discovery's look-ahead records) is kept instead. Until then (the TUI, a library caller)
+    nothing is kept and everything is freed as usual."""
+    import gc
+    import weakref
+
+    from skilltui import leaving
+    from skilltui.model import Options
+    from skilltui.runtimes import discover
+
+    monkeypatch.setattr(leaving, "_kept", None)  # restored after the test: this process goes on
+
+    class Box:
+        pass
+
+    early, late, freed = Box(), Box(), []
+    weakref.finalize(early, freed.append, "early")
+    weakref.finalize(late, freed.append, "late")
+    leaving.keep(early)
+    del early
+    assert freed == ["early"] and not leaving.active()
+    skill = tmp_path / "home" / ".claude" / "skills" / "pdf"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: pdf\ndescription: PDFs\n---\n")
+    opts = Options(cwd=str(tmp_path), home=str(tmp_path / "home"), managed_dir=str(tmp_path / "managed"),
+                   env={"HOME": str(tmp_path / "home")})
+    discover(opts)
+    args = ["--cwd", str(tmp_path), "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed"),
+            "list", "--json", "--no-cache"]
+    assert cli.main(args) == 0 and leaving._kept is None  # main() called in a process that goes on
+
+    try:
+        assert cli.main(args, ends_after=True) == 0 and leaving.active()  # as run() calls it
+    finally:
+        gc.enable()  # the program leaves the collector paused too (it ends): this process goes on
+    leaving._kept = []
+    leaving.keep(late)
+    del late
+    assert freed == ["early"] and leaving.active()
+    discover(opts)  # its temporaries are handed over, not freed
+    assert len(leaving._kept or []) == 2

@@ -148,9 +148,9 @@ def slowed_parse(path, st):  # this process's parses are slowed, so that the chi
 d._parse_file = slowed_parse
 sent = []
 real = d._store_compact
-def counted(path, st, compact):
+def counted(path, st, compact, *rest):
     sent.append(compact[-1] is not None)
-    return real(path, st, compact)
+    return real(path, st, compact, *rest)
 d._store_compact = counted
 early = [x.to_json() for x in doctor.run(opts, ("claude",), workers=2)]
 from_child = sum(sent)

@@ -653,3 +653,20 @@ def test_a_folder_over_the_entry_bound_is_reported_not_silently_cut(tmp_path, mo
     else:
         assert len(capped) == 1 and capped[0]["path"].endswith(".claude/skills") and "20,000" not in capped[0]["message"]
         assert capped[0]["severity"] == "warning" and "more than 3 entries" in capped[0]["message"]
+
+
+def test_a_skills_dir_plugin_past_the_entry_bound_is_still_found(tmp_path, monkeypatch, capsys):
+    """A big cold scan checks each listed user folder for a plugin manifest with its SKILL.md (§3 step 7), not in a
+    listing of its own. A folder past skilltui's bound is not listed, so the plugins are then loaded again by the
+    plugin loader, which lists the whole folder as Claude Code does: a `@skills-dir` plugin there still loads."""
+    from skilltui.runtimes.claude import discovery
+
+    monkeypatch.setattr(discovery, "MAX_ENTRIES_PER_DIR", 3)
+    monkeypatch.setattr(discovery, "PARALLEL_MIN_FILES", 0)  # the look-ahead, as on a big tree
+    w = World(tmp_path, monkeypatch, capsys).write({f"{U}/s{i}/SKILL.md": md(f"skill {i}") for i in range(5)})
+    last = [e.name for e in os.scandir(w.user_skills)][-1]  # the system lists it after the bound
+    w.write({f"{U}/{last}/.claude-plugin/plugin.json": {"name": last, "version": "1.0.0"},
+             f"{U}/{last}/skills/inner/SKILL.md": md("plugin skill")})
+    assert [e.name for e in os.scandir(w.user_skills)][-1] == last
+    assert len(w.diags("claude-dir-capped")) == 1
+    assert w.entry(f"{last}:inner")["plugin"] == f"{last}@skills-dir"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltui import frontmatter
+from skilltui import frontmatter, leaving
 from skilltui.frontmatter import FileFrontmatter, claude_body, parse_claude, read_capped
 from skilltui.model import (
     CONDITIONAL,
@@ -328,13 +328,14 @@ class _Scan(Record):
         self.diags.append(Diagnostic(severity, code, path, message, line, fix, runtime=NAME))
 
 
-# Parsed files by (path, inode, mtime, size, ctime): a refresh re-reads only what changed. The values (frontmatter
-# without its body, invalid UTF-8 flag, first body line) are never mutated after parsing, so catalogs may share them.
-_PARSED: dict[tuple[str, int, int, int, int], tuple[Frontmatter, bool, str | None]] = {}
+Parsed = tuple[Frontmatter, bool, str | None]  # a file's frontmatter (without its body), invalid UTF-8?, first body line
+# Parsed files by (path, inode, mtime, size, ctime): a refresh re-reads only what changed. The values are never
+# mutated after parsing, so catalogs may share them.
+_PARSED: dict[tuple[str, int, int, int, int], Parsed] = {}
 MAX_PARSED = 50_000
 
 
-def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
+def _parsed(path: str, st: os.stat_result) -> Parsed:
     key = (path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
     hit = _PARSED.get(key)
     if hit is None:
@@ -345,7 +346,7 @@ def _parsed(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | Non
     return hit
 
 
-def _parse_file(path: str, st: os.stat_result) -> tuple[Frontmatter, bool, str | None]:
+def _parse_file(path: str, st: os.stat_result) -> Parsed:
     text, _, truncated, invalid_utf8 = read_capped(path, MAX_SKILL_BYTES, st)
     fm = parse_claude(text, (path, MAX_SKILL_BYTES))  # a FileFrontmatter: the body is read again if needed
     if frontmatter.ON_READ and not (truncated or invalid_utf8):  # a caller's work on the text (the doctor's checks)
@@ -431,96 +432,105 @@ class Built(Record):
 
 
 def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], object],
-                manifest_of: Callable[[str], str | None], built: list[Built | None]) -> dict[str, bool]:
+                manifest_of: Callable[[str], str | None], built: list[Built | None]) -> list[str]:
     """Stat and parse the skills folders' SKILL.md files in two processes from the start (parallel.from_both_ends):
     this process runs `first` (the plugins) and then takes files from the front, a forked child from the back.
     Each file's entry is made here as soon as its parse is at hand (`built`, one place per candidate), while the
     other process parses: the scan and the load then take it. What is missing (a child that failed) they do
     themselves, in order, as in one process. `manifest_of(file)`: a path to check for existence (os.access) with
-    that file, or None; returns {that path: found}."""
+    that file, or None; returns those found."""
     from skilltui import cache, parallel
 
-    answers: dict[str, bool] = {}
+    found: list[str] = []
     early = _Scan(scan.settings, stats=scan.stats)  # the entries' diagnostics, each entry's sliced off in turn
     diags = early.diags
+    observed = cache.observing()
+    # Each parse goes straight into its entry; `_PARSED` keeps it for a later scan in this process, which a process
+    # that ends after this command does not have (and a dict of 21,000 keys costs more per file than of 6,000).
+    store = not leaving.active()
 
-    def build(i: int) -> None:
+    def build(i: int, st: os.stat_result | None, parsed: Parsed | None) -> None:
+        """The entry of candidate i, from its file's stat and parse when they are at hand (None: looked at again)."""
         path, e, root, source = candidates[i]
         start = len(diags)
-        skill = _scan_entry(early, e, path, root, source)
+        skill = _scan_entry(early, e, path, root, source, st)
         mid = len(diags)
         loaded = None
         if skill is not None:
-            _load_entry(early, skill, "Skill")
+            _load_entry(early, skill, "Skill", st, parsed)
             loaded = _as_loaded(skill)
         built[i] = Built(skill, loaded, diags[start:mid] if mid > start else (), diags[mid:] if len(diags) > mid else ())
-        scan.stats.pop(path, None)  # its entry holds what it needs of it: the stat's memory serves the next file
+        if st is None:
+            scan.stats.pop(path, None)  # its entry holds what it needs of it: the stat's memory serves the next file
 
     def here(i: int) -> None:
         path = candidates[i][0]
         manifest = manifest_of(path)
-        if manifest is not None:
-            answers[manifest] = os.access(manifest, os.F_OK)
+        if manifest is not None and os.access(manifest, os.F_OK):
+            found.append(manifest)
         try:
             st = os.stat(path)
         except OSError:
-            st = None  # the entry's own look explains the failure
-        if st is not None:
-            scan.stats[path] = st
-            if _will_read(st):
-                try:
-                    _parsed(path, st)
-                except OSError:
-                    pass  # read again, and reported, by _load_entry
-        build(i)
+            return build(i, None, None)  # the entry's own look explains the failure
+        parsed = None
+        if _will_read(st):
+            try:
+                parsed = _parsed(path, st) if store else _parse_file(path, st)
+            except OSError:
+                pass  # read again, and reported, by _load_entry
+        build(i, st, parsed)
 
     def there(i: int) -> tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]:
         path = candidates[i][0]
         manifest = manifest_of(path)
         return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
 
-    observed = cache.observing()
 
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
-        ahead, found = r  # the child's, as it publishes them; what it looked at is noted here (it records nothing)
+        ahead, there_found = r  # the child's, as it publishes them; what it looked at is noted here (it records nothing)
         path = candidates[i][0]
-        if found is not None:
+        if there_found is not None:
             manifest = manifest_of(path)
             if manifest is not None:
-                answers[manifest] = found
-                if not found:  # a manifest found is looked at again here, before the plugins are loaded again
+                if there_found:  # looked at again here, before the plugins are loaded again
+                    found.append(manifest)
+                else:
                     cache.note_stat(observed, manifest, None)
-        if ahead is not None:  # else its stat failed there: the entry's own looks again here
-            fields, compact = ahead
-            st = os.stat_result(fields)
-            cache.note_stat(observed, path, st)  # the file's open and read are the same look
-            scan.stats[path] = st
-            if compact is not None:
-                _store_compact(path, st, compact)
-        build(i)
+        if ahead is None:  # its stat failed there: the entry's own looks again here
+            return build(i, None, None)
+        fields, compact = ahead
+        st = os.stat_result(fields)
+        cache.note_stat(observed, path, st)  # the file's open and read are the same look
+        build(i, st, None if compact is None else _store_compact(path, st, compact, store))
 
     parallel.from_both_ends(range(len(candidates)), first, here, there, take)
-    return answers
+    return found
 
 
-def _store_compact(path: str, st: os.stat_result, compact: Compact) -> None:
+def _store_compact(path: str, st: os.stat_result, compact: Compact, store: bool = True) -> Parsed:
+    """A child's parse of a file as `_parsed` gives it; kept in `_PARSED` too when `store`."""
     data, present, status, error, error_line, body_line, early_close, invalid_utf8, first_line, extra = compact
     if extra is not None:
         frontmatter.READ_EXTRAS[path] = extra
     fm = FileFrontmatter((path, MAX_SKILL_BYTES), data, present, status, error, error_line, body_line, early_close)
-    _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = (fm, invalid_utf8, first_line)
+    parsed = fm, invalid_utf8, first_line
+    if store:
+        _PARSED[(path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)] = parsed
+    return parsed
 
 
-def _load_entry(scan: _Scan, skill: Skill, fallback: str) -> None:
+def _load_entry(scan: _Scan, skill: Skill, fallback: str, st: os.stat_result | None = None,
+                parsed: Parsed | None = None) -> None:
     """Read and parse one file into the entry's fields; problems become diagnostics on the entry. Thousands of
     entries come through here after the files are parsed: the common cases (string values, absent keys) are tested
-    first, with one look at each key."""
+    first, with one look at each key. `st`, `parsed`: the file's stat and `_parsed`, when the caller has them."""
     path = skill.path
-    st = scan.stats.get(path)
+    if st is None:
+        st = scan.stats.get(path)
     try:
         if st is None:
             st = scan.stats[path] = os.stat(path)
-        fm, invalid_utf8, body_line = _parsed(path, st)
+        fm, invalid_utf8, body_line = parsed or _parsed(path, st)
     except OSError as exc:
         skill.status, skill.reason = INVALID, f"cannot be read: {exc.strerror or exc}"
         scan.diag("error", "claude-unreadable", path, f"{skill.name}: {skill.reason}")
@@ -641,9 +651,11 @@ def _scan_skills_dir(scan: _Scan, root: str, source: str, keep_order: bool = Fal
     return found
 
 
-def _scan_entry(scan: _Scan, e: os.DirEntry[str], known: str | None, root: str, source: str) -> Skill | None:
+def _scan_entry(scan: _Scan, e: os.DirEntry[str], known: str | None, root: str, source: str,
+                st: os.stat_result | None = None) -> Skill | None:
     """One entry of a skills folder (§3): its Skill when it is a folder or link holding SKILL.md within Claude Code's
-    size, else None, with a diagnostic where one is due. `known`: its `_skill_md_paths` path."""
+    size, else None, with a diagnostic where one is due. `known`: its `_skill_md_paths` path; `st`: that file's
+    stat when the caller has it (it is then the caller's to hand to `_load_entry`)."""
     path = known or e.path + _SKILL_MD  # None for an entry that is neither a folder nor a link: unused below
     is_link = e.is_symlink()
     try:
@@ -668,8 +680,9 @@ def _scan_entry(scan: _Scan, e: os.DirEntry[str], known: str | None, root: str, 
                   fix="Fix or remove the link")
         return None
     stats = scan.stats
+    looked = st is None
     try:
-        st = stats.get(path) or os.stat(path)
+        st = st or stats.get(path) or os.stat(path)
     except OSError as exc:
         if isinstance(exc, PermissionError):
             scan.diag("error", "claude-dir-unreadable", e.path,
@@ -686,7 +699,8 @@ def _scan_entry(scan: _Scan, e: os.DirEntry[str], known: str | None, root: str, 
         scan.diag("error", "claude-skill-too-large", path, f"SKILL.md is {st.st_size} bytes; Claude Code skips files over 1,000,000 bytes",
                   fix="Move detail into referenced files")
         return None
-    stats[path] = st
+    if looked:
+        stats[path] = st
     return Skill(name=fs_name(e.name), source=source, path=path, root=root, skill_dir=e.path)
 
 
@@ -779,10 +793,10 @@ def _discover(opts: Options) -> Catalog:
     # big cold scan this runs while a child process starts on the skills folders' files (_look_ahead).
     found_plugins: list[tuple[list[Plugin], list[Plugin], dict[str, list[Skill]], list[Diagnostic], _Scan]] = []
 
-    def load_plugins(parse: bool, manifest_check: Callable[[str], bool] = plugin_mod.has_manifest) -> None:
+    def load_plugins(parse: bool, skills_dir: bool = True) -> None:
         diags: list[Diagnostic] = []
         side = _Scan(settings)
-        plugins = plugin_mod.load_plugins(settings, diags, manifest_check)
+        plugins = plugin_mod.load_plugins(settings, diags, skills_dir)
         ranked = plugin_mod.load_order(plugins, settings)
         items = _plugin_items(side, ranked)
         if parse:  # the child is busy with the skills folders: these files are this process's share
@@ -801,22 +815,26 @@ def _discover(opts: Options) -> Catalog:
     looked_ahead = len(candidates) >= PARALLEL_MIN_FILES and len(_PARSED) + len(candidates) <= MAX_PARSED
     if looked_ahead:
         # Each user skill folder's skills-dir plugin check (§3 step 7) is made with its SKILL.md, in two processes,
-        # not one by one before them: the plugins are loaded meanwhile as if no folder were a plugin, the usual
-        # answer, and loaded again (as one process would) when a check says otherwise.
+        # not one by one before them: the plugins are loaded meanwhile without `@skills-dir` ones, the usual answer,
+        # and loaded again (as one process would, listing the folder itself) when a check finds a manifest, or when
+        # the folder holds more entries than were listed here (the others were not checked).
         user = os.path.join(paths.config_dir, "skills") + os.sep
-        asked: list[str] = []
+        capped = any(d.code == "claude-dir-capped" and d.path == user[:-1] for d in scan.diags)
 
         def manifest_of(path: str) -> str | None:  # asked with each file, in either process: none made ahead
             if path.startswith(user) and not path.startswith(".", len(user)):  # a user skill folder, not hidden
                 return path[: -len(_SKILL_MD)] + plugin_mod.MANIFEST
             return None
 
-        def none_yet(path: str) -> bool:
-            asked.append(path)
-            return False
-
-        answers = _look_ahead(scan, candidates, lambda: load_plugins(True, none_yet), manifest_of, built)
-        if any(answers.get(p) is not False and plugin_mod.has_manifest(p) for p in asked):
+        manifests = _look_ahead(scan, candidates, lambda: load_plugins(True, skills_dir=False), manifest_of, built)
+        # What neither process checked is checked now, as the plugin loader would: the folder's other entries
+        # (files...) and each folder whose result the child could not send back.
+        unchecked = [m for c, b in zip(candidates, built) if b is None and (m := manifest_of(c[0])) is not None]
+        at = [source for _, source in roots].index("user")
+        if isinstance(user_entries := listed[at], list):
+            unchecked += [user + e.name + plugin_mod.MANIFEST for e, md in zip(user_entries, md_paths[at])
+                          if md is None and not e.name.startswith(".") and e.name != RESERVED_DIR]
+        if capped or any(map(plugin_mod.has_manifest, manifests + unchecked)):
             found_plugins.clear()
             load_plugins(False)
     else:
@@ -875,6 +893,7 @@ def _discover(opts: Options) -> Catalog:
         watch=[os.path.join(d, ".claude", *sub) for d in walk for sub in ((), ("skills",), ("commands",))],
         paths=paths, found=Found(found, items, shipped_before, shipped_after, add_dir_labels, loaded))
     catalog.diagnostics = scan.diags
+    leaving.keep(listed, md_paths, candidates, built, taken)  # a process that ends now does not free them one by one
     return catalog
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -427,11 +426,10 @@ def has_manifest(path: str) -> bool:
     return os.access(path, os.F_OK) and os.path.isfile(path)
 
 
-def load_plugins(settings: Settings, diags: list[Diagnostic],
-                 manifest_check: Callable[[str], bool] = has_manifest) -> list[Plugin]:
+def load_plugins(settings: Settings, diags: list[Diagnostic], skills_dir: bool = True) -> list[Plugin]:
     """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved.
-    `manifest_check`: `has_manifest`, or a stand-in that answers from checks made elsewhere (a big cold scan makes
-    them with each folder's SKILL.md, in two processes)."""
+    `skills_dir`: False leaves out the `@skills-dir` plugins, for a caller that checks the user's skill folders
+    itself (a big cold scan checks each with its SKILL.md, in two processes) and asks again when one is a plugin."""
     pdir = settings.paths.plugins_dir
     installed_path = os.path.join(pdir, "installed_plugins.json")
     installed, error, _ = read_json_file(installed_path, RECORDS_CAP)
@@ -454,16 +452,16 @@ def load_plugins(settings: Settings, diags: list[Diagnostic],
 
     # `@skills-dir` plugins: a skill folder of the user's that holds .claude-plugin/plugin.json (§3 step 7), in the
     # order the folder lists them (observed: Claude Code does not sort them).
-    skills_dir = os.path.join(settings.paths.config_dir, "skills")
+    folder = os.path.join(settings.paths.config_dir, "skills")
     try:
-        entries = os.listdir(skills_dir)
+        entries = os.listdir(folder) if skills_dir else []
     except OSError:
         entries = []
     # One check per user skill folder (string joins spare os.path.join's cost on thousands of names).
-    prefix = os.path.join(skills_dir, "")
-    found = [n for n in entries if not n.startswith(".") and n != "synced" and manifest_check(prefix + n + MANIFEST)]
+    prefix = os.path.join(folder, "")
+    found = [n for n in entries if not n.startswith(".") and n != "synced" and has_manifest(prefix + n + MANIFEST)]
     for n in found:
-        root = os.path.join(skills_dir, n)
+        root = os.path.join(folder, n)
         plugin = Plugin(f"{n}@skills-dir", n, "skills-dir", scope="user", install_path=root, root=root,
                         marketplace_known=True, kind="skills-dir")
         plugin.manifest, plugin.manifest_error = _manifest(root, diags)
