@@ -485,7 +485,6 @@ def _look_ahead(scan: _Scan, candidates: list[Candidate], first: Callable[[], ob
         manifest = manifest_of(path)
         return _ahead(path), None if manifest is None else os.access(manifest, os.F_OK)
 
-
     def take(i: int, r: tuple[tuple[tuple[float, ...], Compact | None] | None, bool | None]) -> None:
         ahead, there_found = r  # the child's, as it publishes them; what it looked at is noted here (it records nothing)
         path = candidates[i][0]
@@ -822,8 +821,8 @@ def _discover(opts: Options) -> Catalog:
         capped = any(d.code == "claude-dir-capped" and d.path == user[:-1] for d in scan.diags)
 
         def manifest_of(path: str) -> str | None:  # asked with each file, in either process: none made ahead
-            if path.startswith(user) and not path.startswith(".", len(user)):  # a user skill folder, not hidden
-                return path[: -len(_SKILL_MD)] + plugin_mod.MANIFEST
+            if path.startswith(user):  # a user skill folder's SKILL.md
+                return plugin_mod.skills_dir_manifest(user, path[len(user) : -len(_SKILL_MD)])
             return None
 
         manifests = _look_ahead(scan, candidates, lambda: load_plugins(True, skills_dir=False), manifest_of, built)
@@ -832,8 +831,8 @@ def _discover(opts: Options) -> Catalog:
         unchecked = [m for c, b in zip(candidates, built) if b is None and (m := manifest_of(c[0])) is not None]
         at = [source for _, source in roots].index("user")
         if isinstance(user_entries := listed[at], list):
-            unchecked += [user + e.name + plugin_mod.MANIFEST for e, md in zip(user_entries, md_paths[at])
-                          if md is None and not e.name.startswith(".") and e.name != RESERVED_DIR]
+            unchecked += [m for e, md in zip(user_entries, md_paths[at])
+                          if md is None and (m := plugin_mod.skills_dir_manifest(user, e.name)) is not None]
         if capped or any(map(plugin_mod.has_manifest, manifests + unchecked)):
             found_plugins.clear()
             load_plugins(False)

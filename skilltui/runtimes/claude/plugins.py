@@ -426,6 +426,12 @@ def has_manifest(path: str) -> bool:
     return os.access(path, os.F_OK) and os.path.isfile(path)
 
 
+def skills_dir_manifest(folder: str, name: str) -> str | None:
+    """The manifest whose presence makes the user skill folder `name` (in `folder`, given with a trailing separator)
+    a `@skills-dir` plugin (§3 step 7); None for a name never checked: hidden, or the reserved `synced`."""
+    return None if name.startswith(".") or name == "synced" else folder + name + MANIFEST
+
+
 def load_plugins(settings: Settings, diags: list[Diagnostic], skills_dir: bool = True) -> list[Plugin]:
     """Every plugin Claude Code knows of here, in `claude plugin list` order, with enablement resolved.
     `skills_dir`: False leaves out the `@skills-dir` plugins, for a caller that checks the user's skill folders
@@ -459,7 +465,7 @@ def load_plugins(settings: Settings, diags: list[Diagnostic], skills_dir: bool =
         entries = []
     # One check per user skill folder (string joins spare os.path.join's cost on thousands of names).
     prefix = os.path.join(folder, "")
-    found = [n for n in entries if not n.startswith(".") and n != "synced" and has_manifest(prefix + n + MANIFEST)]
+    found = [n for n in entries if (m := skills_dir_manifest(prefix, n)) is not None and has_manifest(m)]
     for n in found:
         root = os.path.join(folder, n)
         plugin = Plugin(f"{n}@skills-dir", n, "skills-dir", scope="user", install_path=root, root=root,
