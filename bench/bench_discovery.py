@@ -481,8 +481,11 @@ def bench_scaling(trees: dict[str, str], runs: int) -> None:
     work = tempfile.mkdtemp(prefix="skilltui-bench-scaling-")
     repo = str(Path(__file__).resolve().parents[1])
     runs_of: dict[str, tuple[list[str], list[str], dict[str, str]]] = {}
+    files: dict[str, int] = {}
     for label, root in trees.items():
-        roots, commands = floor_files(discover(options(root)))
+        catalog = discover(options(root))
+        files[label] = sum(1 for s in catalog.skills if s.path)
+        roots, commands = floor_files(catalog)
         spec_file = os.path.join(work, f"floor-{label}.json")
         Path(spec_file).write_text(json.dumps({"roots": roots, "commands": commands}))
         opts = options(root)
@@ -518,6 +521,17 @@ def bench_scaling(trees: dict[str, str], runs: int) -> None:
     small, big = list(medians)
     print(f"    {big} no worse than {small}: {verdict(medians[big] <= medians[small])}; cold <= 2.5x at {small}: "
           f"{verdict(medians[small] <= 2.5)}")
+    # Each process's time as a fixed part plus a time per file, fitted through the two trees' medians: the ratio
+    # falls with size only while skilltui's time per file is a smaller multiple of the floor's than its fixed part is.
+    parts = {}
+    for who, at in (("skilltui", 0), ("floor", 1)):
+        t_small, t_big = (statistics.median(w[at] for w in walls[label]) for label in (small, big))
+        per_file = (t_big - t_small) / (files[big] - files[small])
+        parts[who] = (t_small - per_file * files[small], per_file * 1000)
+    (fixed, per), (floor_fixed, floor_per) = parts["skilltui"], parts["floor"]
+    print(f"    fitted: skilltui {fixed:.0f} ms + {per:.1f} us a file, the floor {floor_fixed:.0f} ms + {floor_per:.1f} us "
+          f"a file ({files[small]:,} and {files[big]:,} files): {per / floor_per:.2f}x a file against {fixed / floor_fixed:.2f}x "
+          f"fixed, so the ratio {'falls' if per / floor_per <= fixed / floor_fixed else 'grows'} with the number of files")
 
 
 # ---------------------------------------------------------------- (e) peak memory of fresh processes
