@@ -592,7 +592,7 @@ def main() -> None:
         return child(*a.child)
 
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
-    big = (a.dir + f"-{a.scaling}" if a.dir else tempfile.mkdtemp(prefix="skilltui-bench-")) if a.scaling else None
+    big = (a.dir + f"-{a.scaling}" if a.dir else tempfile.mkdtemp(prefix="skilltui-bench-")) if a.scaling is not None else None
     try:
         t0 = time.perf_counter()
         previews = prepare_tree(root, a.skills, a.plugins, a.per_plugin, a.corpus)
