@@ -4,6 +4,7 @@ dirs: the JSON written in batches of skills is byte for byte the JSON of the who
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -101,7 +102,7 @@ def test_list_json_without_a_byte_buffer_on_stdout(tmp_path, monkeypatch):
 # Run in a fresh interpreter: a fork needs a process with one thread, which a test session does not promise.
 TWO_PROCESS = r'''
 import json, os, sys, time
-from dataclasses import replace
+from dataclasses import fields, replace
 from skilltui import cache, parallel
 from skilltui.model import Options
 from skilltui.runtimes.claude import discovery as d
@@ -138,7 +139,8 @@ def answer(min_files):
     del calls[:]
     with cache.recording(opts.env) as rec:
         catalog = d.discover(replace(opts, env=rec.env))
-    entries = [dict(vars(s), frontmatter=vars(s.frontmatter) if s.frontmatter else None) for s in catalog.skills]
+    entries = [{f.name: getattr(s, f.name) for f in fields(s)} | {"frontmatter": vars(s.frontmatter) if s.frontmatter else None}
+               for s in catalog.skills]
     text = json.dumps([catalog.to_json(), [p.to_json() for p in catalog.plugins], entries], default=repr)
     kinds = [p.id for p in catalog.plugins if p.kind == "skills-dir"]
     return text, sorted(rec.paths.items()), len(calls), kinds
@@ -729,7 +731,7 @@ def test_skill_json_text_is_the_encoders_text(name, label, strings, order, shipp
     enc = json.JSONEncoder(ensure_ascii=ascii_only, separators=(",", ":"))
     assert skill_json_text(skill, enc) == enc.encode(skill.to_json())
     for odd in ({"order": True}, {"order": 2.5}, {"description": 7}, {"plugin": ["a"]}, {"shipped": 1}, {"source": 3}):
-        weird = Skill(**{**vars(skill), **odd})  # a value of a type the field does not declare
+        weird = dataclasses.replace(skill, **odd)  # a value of a type the field does not declare
         assert skill_json_text(weird, enc) == enc.encode(weird.to_json()), odd
 
 

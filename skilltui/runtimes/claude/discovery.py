@@ -976,7 +976,8 @@ def resolve_again(catalog: Catalog, settings: Settings) -> Catalog | None:
 
     def fresh(s: Skill) -> Skill:  # a shallow copy as read (no __init__: thousands of entries, same fields)
         copy = object.__new__(Skill)
-        copy.__dict__.update(s.__dict__)
+        for name in Skill.__slots__:
+            setattr(copy, name, getattr(s, name))
         copy.name, copy.status, copy.reason, copy.display_name, copy.override, copy.label = found.loaded[id(s)]
         copy.shadowed_by = copy.order = None
         return copy
