@@ -590,6 +590,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.child:
         return child(*a.child)
+    if a.scaling == a.skills:
+        ap.error(f"--scaling compares two sizes: give one other than --skills ({a.skills})")
 
     root = a.dir or tempfile.mkdtemp(prefix="skilltui-bench-")
     big = (a.dir + f"-{a.scaling}" if a.dir else tempfile.mkdtemp(prefix="skilltui-bench-")) if a.scaling is not None else None
